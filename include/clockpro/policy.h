@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CLOCK-Pro's hot/cold balance mapped onto a two-list (active/inactive)
+ * LRU.  Pure arithmetic: the kernel module and the simulator's kernel
+ * model drive the same functions.  See module/policy.c for the design.
+ */
+#ifndef _CLOCKPRO_POLICY_H
+#define _CLOCKPRO_POLICY_H
+
+#include "platform.h"
+
+/* Tunables, shared by every lruvec.  Percentages are of the file LRU. */
+struct cp_policy_params {
+	u32 target_min_pct;	/* lower bound of the hot (active) target */
+	u32 target_max_pct;	/* upper bound of the hot target */
+	u32 target_init_pct;	/* starting point of an adaptive target */
+	u32 fixed_pct;		/* non-zero: fixed target, no adaptation */
+	u32 step;		/* adaptation step, pages per event */
+	u32 hyst_pct;		/* +- dead band around the target */
+	u32 floor_pct;		/* inactive list never held below this */
+	u32 floor_pages;	/* ... nor below this many pages */
+	u32 margin_shift;	/* hot test: r < R_hot * (1 - 2^-margin_shift) */
+};
+
+#define CP_POLICY_DEFAULTS {					\
+	.target_min_pct = 10,						\
+	.target_max_pct = 95,						\
+	.target_init_pct = 50,						\
+	.fixed_pct = 0,							\
+	.step = 1,							\
+	.hyst_pct = 2,							\
+	.floor_pct = 3,							\
+	.floor_pages = 256,						\
+	.margin_shift = 3,						\
+}
+
+/* Per-lruvec adaptive state (one per memcg x node in the kernel). */
+struct cp_lru_state {
+	s64 target;		/* hot target, pages; 0 = not yet set */
+	u64 hot_refs;		/* references to active pages (decayed) */
+	u64 evictions;		/* evictions over the same window (decayed) */
+	u64 owed;		/* promotions that must be paid by demotions */
+	/* statistics (monotonic) */
+	u64 promotions;		/* refaults sent to the active list */
+	u64 kept_cold;		/* refaults kept on the inactive list */
+	u64 grow;		/* m_c - 1 events: hot target grew */
+	u64 shrink;		/* m_c + 1 events: hot target shrank */
+	u64 skips;		/* deactivation requests refused */
+	u64 trims;		/* deactivation requests trimmed or forced */
+};
+
+/* LRU sizes at the moment of a decision, in pages. */
+struct cp_lru_sizes {
+	u64 active;
+	u64 inactive;
+};
+
+enum cp_verdict {
+	CP_KEEP_COLD = 0,	/* insert on the inactive list */
+	CP_PROMOTE = 1,		/* insert on the active list */
+};
+
+void cp_policy_defaults(struct cp_policy_params *p);
+int cp_policy_validate(const struct cp_policy_params *p);
+void cp_policy_state_init(const struct cp_policy_params *p,
+			  struct cp_lru_state *s,
+			  const struct cp_lru_sizes *sz);
+enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
+				  struct cp_lru_state *s,
+				  const struct cp_lru_sizes *sz,
+				  u64 distance, u32 flags);
+void cp_policy_expired(const struct cp_policy_params *p,
+		       struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+		       u32 nr);
+void cp_policy_hot_ref(struct cp_lru_state *s, u32 nr);
+void cp_policy_evicted(struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+		       u32 nr);
+u64 cp_policy_deactivate(const struct cp_policy_params *p,
+			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+			 u64 nr_to_scan, bool escalated);
+s64 cp_policy_target(const struct cp_policy_params *p,
+		     const struct cp_lru_state *s,
+		     const struct cp_lru_sizes *sz);
+
+#endif /* _CLOCKPRO_POLICY_H */

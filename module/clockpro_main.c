@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clockpro: CLOCK-Pro page replacement for stock kernels, as a module
+ *
+ *		What it does
+ *
+ * Without patching the kernel, the module watches every page the kernel's
+ * reclaim evicts and every page it inserts into the page cache or swap
+ * cache, through kprobes (see hooks.c).  Evicted pages are remembered in a
+ * nonresident table, 4 bytes each (nonres.c).  When a page comes back, the
+ * table says how many evictions ago it left: its refault distance.  The
+ * distances are published as the /proc/refaults-style histogram of the
+ * 2005 nonresident patches, with pages never seen (New) and pages that fell
+ * out of the table (Beyond) told apart.
+ *
+ * In observe mode, that is all: nothing the kernel decides changes.  In
+ * enforce mode, CLOCK-Pro's hot/cold balance (policy.c) decides which
+ * refaulting pages go straight to the active list, and holds the active
+ * list at an adaptive target by vetoing or sizing the kernel's
+ * deactivation, per lruvec.  Enforce needs the classic two-list LRU; the
+ * multi-gen LRU has no active list to hold, so enforce is refused there.
+ *
+ *		Why the 2005 attempt saw nothing
+ *
+ * The hook sat on add_to_page_cache_lru(), which readahead did not use at
+ * the time, so a sequential scan never consulted the table; distances were
+ * 15 coarse steps; New and Beyond shared one row.  Here the insertion hook
+ * is folio_add_lru(), which every new page-cache folio passes; distances
+ * come from a timestamp in each cookie; misses are split using the
+ * kernel's own shadow entries.
+ *
+ *		Interfaces
+ *
+ * /sys/kernel/debug/clockpro/: stats, refaults, lruvecs (read), mode,
+ * reset and the tunables (write).  Every tunable is also a module
+ * parameter, validated the same way, for kernels where lockdown forbids
+ * debugfs writes.  Bad values are refused with -EINVAL and change nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/memcontrol.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "clockpro.h"
+
+/* === Data === */
+
+struct cp_global cp = {
+	.mode = CP_MODE_OBSERVE,
+	.hist_rows = 32,
+	.params = CP_POLICY_DEFAULTS,
+	.knob_lock = __MUTEX_INITIALIZER(cp.knob_lock),
+};
+
+static struct dentry *cp_debugfs;
+static bool cp_live;		/* init done: knob writes act at once */
+
+/* Table size: load time only. */
+static unsigned long table_pages;
+module_param(table_pages, ulong, 0444);
+MODULE_PARM_DESC(table_pages,
+		 "Pages to remember; 0 sizes the table from RAM and table_pct [DEFAULT: 0]");
+
+static unsigned int table_pct = 100;
+module_param(table_pct, uint, 0444);
+MODULE_PARM_DESC(table_pct,
+		 "Table size in percent of RAM pages, 1..1000 [DEFAULT: 100]");
+
+/* === Internals === */
+
+/**
+ * cp_stat_sum - sum a per-CPU counter
+ * @item: the counter
+ *
+ * Return: its total over all possible CPUs.
+ */
+u64 cp_stat_sum(enum cp_stat_item item)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(cp.stats, cpu)->v[item];
+	return sum;
+}
+
+/**
+ * cp_stats_reset - zero every event counter
+ *
+ * Counts racing with the reset on other CPUs may survive it.
+ */
+void cp_stats_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(cp.stats, cpu), 0, sizeof(*cp.stats));
+}
+
+/**
+ * cp_hist_reset - zero the refault histogram
+ */
+void cp_hist_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(cp.hist, cpu), 0, sizeof(*cp.hist));
+}
+
+/**
+ * cp_mglru_enabled - is the multi-gen LRU switched on?
+ *
+ * Reads /sys/kernel/mm/lru_gen/enabled, as lru_gen_enabled() is not
+ * available to modules.  Process context only.
+ *
+ * Return: 1 if on, 0 if off or not built, negative errno if unreadable.
+ */
+int cp_mglru_enabled(void)
+{
+	char buf[16] = "";
+	struct file *f;
+	loff_t pos = 0;
+	unsigned long caps;
+	ssize_t n;
+
+	f = filp_open("/sys/kernel/mm/lru_gen/enabled", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0)
+		return n ? n : -EIO;
+	buf[n] = '\0';
+	if (kstrtoul(strim(buf), 0, &caps))
+		return -EIO;
+	return caps & 1;
+}
+
+/* Row width 0 means: spread the rows over the table's whole reach. */
+static void cp_hist_auto_width(void)
+{
+	if (!cp.hist_width)
+		WRITE_ONCE(cp.hist_width,
+			   max_t(u64, 1, DIV_ROUND_UP(cp.table.max_age,
+						      cp.hist_rows)));
+}
+
+/* === Knobs === */
+
+enum cp_knob_id {
+	CP_KNOB_TARGET_MIN,
+	CP_KNOB_TARGET_MAX,
+	CP_KNOB_TARGET_INIT,
+	CP_KNOB_FIXED,
+	CP_KNOB_STEP,
+	CP_KNOB_HYST,
+	CP_KNOB_FLOOR_PCT,
+	CP_KNOB_FLOOR_PAGES,
+	CP_KNOB_MARGIN,
+	CP_KNOB_HIST_WIDTH,
+	CP_KNOB_HIST_ROWS,
+	CP_NR_KNOBS,
+};
+
+struct cp_knob {
+	const char *name;
+	u32 *val;
+	u32 min, max;
+};
+
+#define CP_PARAM_KNOB(id, field, lo, hi) \
+	[id] = { .name = #field, .val = &cp.params.field, .min = lo, .max = hi }
+
+static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
+	CP_PARAM_KNOB(CP_KNOB_TARGET_MIN, target_min_pct, 1, 98),
+	CP_PARAM_KNOB(CP_KNOB_TARGET_MAX, target_max_pct, 1, 98),
+	CP_PARAM_KNOB(CP_KNOB_TARGET_INIT, target_init_pct, 1, 98),
+	CP_PARAM_KNOB(CP_KNOB_FIXED, fixed_pct, 0, 98),
+	CP_PARAM_KNOB(CP_KNOB_STEP, step, 1, 65536),
+	CP_PARAM_KNOB(CP_KNOB_HYST, hyst_pct, 0, 20),
+	CP_PARAM_KNOB(CP_KNOB_FLOOR_PCT, floor_pct, 0, 50),
+	CP_PARAM_KNOB(CP_KNOB_FLOOR_PAGES, floor_pages, 0, 1U << 30),
+	CP_PARAM_KNOB(CP_KNOB_MARGIN, margin_shift, 1, 16),
+	[CP_KNOB_HIST_WIDTH] = { .name = "hist_width", .val = &cp.hist_width,
+				 .min = 0, .max = U32_MAX },
+	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
+				.min = 1, .max = CP_HIST_MAX },
+};
+
+/*
+ * Set one knob, all or nothing: the value must be in range and the whole
+ * policy parameter set must stay valid.  Histogram geometry changes clear
+ * the histogram, whose rows would otherwise mean something else.
+ */
+static int cp_knob_set(struct cp_knob *k, u64 v)
+{
+	struct cp_policy_params trial;
+	int ret = 0;
+
+	if (v < k->min || v > k->max) {
+		pr_err("%s: %llu out of range %u..%u\n", k->name, v, k->min,
+		       k->max);
+		return -EINVAL;
+	}
+	mutex_lock(&cp.knob_lock);
+	if (k->val == &cp.hist_width || k->val == &cp.hist_rows) {
+		if (*k->val != v) {
+			WRITE_ONCE(*k->val, v);
+			if (cp_live) {
+				cp_hist_auto_width();
+				cp_hist_reset();
+			}
+		}
+		goto out_unlock;
+	}
+	trial = cp.params;
+	*(u32 *)((char *)&trial + ((char *)k->val - (char *)&cp.params)) = v;
+	ret = cp_policy_validate(&trial);
+	if (ret) {
+		pr_err("%s=%llu rejected: inconsistent with the other policy parameters\n",
+		       k->name, v);
+		goto out_unlock;
+	}
+	WRITE_ONCE(*k->val, v);
+out_unlock:
+	mutex_unlock(&cp.knob_lock);
+	return ret;
+}
+
+static int cp_knob_param_set(const char *val, const struct kernel_param *kp)
+{
+	u64 v;
+
+	if (kstrtou64(val, 0, &v)) {
+		pr_err("%s: '%s' is not a number\n",
+		       ((struct cp_knob *)kp->arg)->name, val);
+		return -EINVAL;
+	}
+	return cp_knob_set(kp->arg, v);
+}
+
+static int cp_knob_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*((struct cp_knob *)kp->arg)->val));
+}
+
+static const struct kernel_param_ops cp_knob_param_ops = {
+	.set = cp_knob_param_set,
+	.get = cp_knob_param_get,
+};
+
+module_param_cb(target_min_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_MIN], 0644);
+MODULE_PARM_DESC(target_min_pct, "Lower bound of the active target, % of file LRU [DEFAULT: 10]");
+module_param_cb(target_max_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_MAX], 0644);
+MODULE_PARM_DESC(target_max_pct, "Upper bound of the active target, % of file LRU [DEFAULT: 95]");
+module_param_cb(target_init_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_INIT], 0644);
+MODULE_PARM_DESC(target_init_pct, "Initial adaptive active target, % of file LRU [DEFAULT: 50]");
+module_param_cb(fixed_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FIXED], 0644);
+MODULE_PARM_DESC(fixed_pct, "Fixed active target in %, 0 for adaptive [DEFAULT: 0]");
+module_param_cb(step, &cp_knob_param_ops, &cp_knobs[CP_KNOB_STEP], 0644);
+MODULE_PARM_DESC(step, "Pages the target moves per adaptation event [DEFAULT: 1]");
+module_param_cb(hyst_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HYST], 0644);
+MODULE_PARM_DESC(hyst_pct, "Dead band around the target, % of file LRU [DEFAULT: 2]");
+module_param_cb(floor_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FLOOR_PCT], 0644);
+MODULE_PARM_DESC(floor_pct, "Inactive list never held below this % of file LRU [DEFAULT: 3]");
+module_param_cb(floor_pages, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FLOOR_PAGES], 0644);
+MODULE_PARM_DESC(floor_pages, "... nor below this many pages [DEFAULT: 256]");
+module_param_cb(margin_shift, &cp_knob_param_ops, &cp_knobs[CP_KNOB_MARGIN], 0644);
+MODULE_PARM_DESC(margin_shift, "Hot test margin: r < R_hot * (1 - 2^-N) [DEFAULT: 3]");
+module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0644);
+MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
+module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
+MODULE_PARM_DESC(hist_rows, "Refault histogram rows, 1..256 [DEFAULT: 32]");
+
+static const char * const cp_mode_names[] = {
+	[CP_MODE_OBSERVE] = "observe",
+	[CP_MODE_ENFORCE] = "enforce",
+};
+
+static int cp_mode_requested = CP_MODE_OBSERVE;
+static const char cp_mglru_msg[] =
+	"the multi-gen LRU is on and has no active list to hold; "
+	"echo n > /sys/kernel/mm/lru_gen/enabled";
+
+static int cp_mode_set(const char *buf)
+{
+	int mode = sysfs_match_string(cp_mode_names, buf);
+	int ret = 0;
+
+	if (mode < 0) {
+		pr_err("mode: '%s' is neither observe nor enforce\n", buf);
+		return -EINVAL;
+	}
+	mutex_lock(&cp.knob_lock);
+	if (mode == CP_MODE_ENFORCE && cp_live) {
+		ret = cp_mglru_enabled();
+		if (ret) {
+			pr_err("enforce refused: %s\n", ret > 0 ? cp_mglru_msg :
+			       "cannot read /sys/kernel/mm/lru_gen/enabled");
+			ret = ret > 0 ? -EOPNOTSUPP : ret;
+			goto out_unlock;
+		}
+	}
+	cp_mode_requested = mode;
+	if (cp_live) {
+		WRITE_ONCE(cp.mode, mode);
+		pr_info("mode %s\n", cp_mode_names[mode]);
+	}
+out_unlock:
+	mutex_unlock(&cp.knob_lock);
+	return ret;
+}
+
+static int cp_mode_param_set(const char *val, const struct kernel_param *kp)
+{
+	return cp_mode_set(val);
+}
+
+static int cp_mode_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", cp_mode_names[READ_ONCE(cp.mode)]);
+}
+
+static const struct kernel_param_ops cp_mode_param_ops = {
+	.set = cp_mode_param_set,
+	.get = cp_mode_param_get,
+};
+module_param_cb(mode, &cp_mode_param_ops, NULL, 0644);
+MODULE_PARM_DESC(mode, "observe or enforce [DEFAULT: observe]");
+
+/* === DebugFS Interface === */
+
+static int cp_knob_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*((struct cp_knob *)data)->val);
+	return 0;
+}
+
+static int cp_knob_dfs_set(void *data, u64 val)
+{
+	return cp_knob_set(data, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(cp_knob_fops, cp_knob_get, cp_knob_dfs_set, "%llu\n");
+
+static const char * const cp_stat_names[CP_NR_STATS] = {
+	[CP_STAT_EVICTIONS] = "evictions",
+	[CP_STAT_EVICT_LARGE] = "evictions_large_folio",
+	[CP_STAT_SWAP_EVICTIONS] = "evictions_swap",
+	[CP_STAT_INSERTIONS] = "insertions",
+	[CP_STAT_REFAULTS] = "refaults",
+	[CP_STAT_SWAP_REFAULTS] = "refaults_swap",
+	[CP_STAT_NEW] = "new",
+	[CP_STAT_BEYOND] = "beyond",
+	[CP_STAT_SHADOW] = "kernel_shadow_refaults",
+	[CP_STAT_EXPIRED] = "table_expired",
+	[CP_STAT_DISPLACED] = "table_displaced",
+	[CP_STAT_RACED] = "table_raced",
+	[CP_STAT_PROMOTED] = "promoted",
+	[CP_STAT_KEPT_COLD] = "kept_cold",
+	[CP_STAT_OVERRIDDEN] = "kernel_activations_undone",
+	[CP_STAT_DEACT_SKIPPED] = "deactivate_held",
+	[CP_STAT_DEACT_TRIMMED] = "deactivate_sized",
+	[CP_STAT_DEACT_PAGES] = "deactivate_pages",
+	[CP_STAT_HOT_REFS] = "hot_refs",
+	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
+	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
+};
+
+struct cp_lruvec_sum {
+	u64 lruvecs, active, inactive, grow, shrink;
+	s64 target;
+};
+
+static void cp_sum_lruvec(void *arg, void *lruvec,
+			  const struct cp_lru_state *st,
+			  const struct cp_lru_sizes *sz, s64 target)
+{
+	struct cp_lruvec_sum *sum = arg;
+
+	sum->lruvecs++;
+	sum->active += sz->active;
+	sum->inactive += sz->inactive;
+	sum->target += target;
+	sum->grow += st->grow;
+	sum->shrink += st->shrink;
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct cp_lruvec_sum sum = { 0 };
+	u64 now = cp_table_clock(&cp.table);
+	const char *sym;
+	unsigned int i;
+	bool on;
+
+	seq_printf(m, "mode %s\n", cp_mode_names[READ_ONCE(cp.mode)]);
+	for (i = 0; i < CP_NR_STATS; i++)
+		seq_printf(m, "%s %llu\n", cp_stat_names[i], cp_stat_sum(i));
+	seq_printf(m, "table_entries %llu\n", cp_table_count(&cp.table, now));
+	seq_printf(m, "table_capacity %llu\n", cp.table.capacity);
+	seq_printf(m, "table_bytes %zu\n", cp_table_bytes(cp.table.nbuckets));
+	seq_printf(m, "table_buckets %u\n", cp.table.nbuckets);
+	seq_printf(m, "table_max_age %llu\n", cp.table.max_age);
+	seq_printf(m, "clock %llu\n", now);
+	seq_printf(m, "clock_step %llu\n", 1ULL << cp.table.shift);
+
+	cp_lruvec_stats(cp_sum_lruvec, &sum);
+	seq_printf(m, "lruvecs %llu\n", sum.lruvecs);
+	seq_printf(m, "active_target %lld\n", sum.target);
+	seq_printf(m, "active_pages %llu\n", sum.active);
+	seq_printf(m, "inactive_pages %llu\n", sum.inactive);
+	seq_printf(m, "adapt_grow %llu\n", sum.grow);
+	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
+
+	seq_puts(m, "hooks");
+	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)
+		if (on)
+			seq_printf(m, "%c%s", i ? ',' : ' ', sym);
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static void cp_show_lruvec(void *arg, void *lruvec,
+			   const struct cp_lru_state *st,
+			   const struct cp_lru_sizes *sz, s64 target)
+{
+	struct seq_file *m = arg;
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+
+	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu\n",
+		   memcg ? mem_cgroup_id(memcg) : 0,
+		   lruvec_pgdat(lruvec)->node_id, sz->active, sz->inactive,
+		   target, st->promotions, st->kept_cold, st->grow,
+		   st->shrink, st->skips, st->trims);
+}
+
+static int lruvecs_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink      held     sized\n");
+	cp_lruvec_stats(cp_show_lruvec, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lruvecs);
+
+static int refaults_show(struct seq_file *m, void *v)
+{
+	u32 width = READ_ONCE(cp.hist_width);
+	u32 rows = READ_ONCE(cp.hist_rows);
+	u64 lo, hi, count;
+	unsigned int i;
+	int cpu;
+
+	seq_puts(m, "     Refault distance          Hits\n");
+	for (i = 0; i < rows; i++) {
+		count = 0;
+		for_each_possible_cpu(cpu)
+			count += per_cpu_ptr(cp.hist, cpu)->rows[i];
+		lo = (u64)i * width;
+		hi = lo + width;
+		if (i == rows - 1 && hi < cp.table.max_age)
+			seq_printf(m, "%9llu -       max     %9llu\n", lo,
+				   count);
+		else
+			seq_printf(m, "%9llu - %9llu     %9llu\n", lo, hi,
+				   count);
+	}
+	seq_printf(m, "      New               %9llu\n",
+		   cp_stat_sum(CP_STAT_NEW));
+	seq_printf(m, "   Beyond               %9llu\n",
+		   cp_stat_sum(CP_STAT_BEYOND));
+	return 0;
+}
+
+static int refaults_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, refaults_show, inode->i_private);
+}
+
+/* Writing 0 clears the histogram, as the 2005 file never could. */
+static ssize_t refaults_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v) {
+		pr_err("refaults: write 0 to clear, not %u\n", v);
+		return -EINVAL;
+	}
+	cp_hist_reset();
+	return len;
+}
+
+static const struct file_operations cp_refaults_fops = {
+	.owner = THIS_MODULE,
+	.open = refaults_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = refaults_write,
+};
+
+static ssize_t reset_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1) {
+		pr_err("reset: write 1 to clear statistics and histogram\n");
+		return -EINVAL;
+	}
+	cp_stats_reset();
+	cp_hist_reset();
+	return len;
+}
+
+static const struct file_operations cp_reset_fops = {
+	.owner = THIS_MODULE,
+	.write = reset_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t mode_read(struct file *file, char __user *ubuf, size_t len,
+			 loff_t *ppos)
+{
+	const char *name = cp_mode_names[READ_ONCE(cp.mode)];
+	char buf[16];
+	int n = scnprintf(buf, sizeof(buf), "%s\n", name);
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
+}
+
+static ssize_t mode_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *ppos)
+{
+	char buf[16];
+	int ret;
+
+	if (len >= sizeof(buf)) {
+		pr_err("mode: value too long\n");
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	ret = cp_mode_set(buf);
+	return ret ? ret : len;
+}
+
+static const struct file_operations cp_mode_fops = {
+	.owner = THIS_MODULE,
+	.read = mode_read,
+	.write = mode_write,
+	.llseek = default_llseek,
+};
+
+static void cp_debugfs_init(void)
+{
+	int i;
+
+	cp_debugfs = debugfs_create_dir("clockpro", NULL);
+	debugfs_create_file("stats", 0444, cp_debugfs, NULL, &stats_fops);
+	debugfs_create_file("lruvecs", 0444, cp_debugfs, NULL, &lruvecs_fops);
+	debugfs_create_file("refaults", 0644, cp_debugfs, NULL,
+			    &cp_refaults_fops);
+	debugfs_create_file("reset", 0200, cp_debugfs, NULL, &cp_reset_fops);
+	debugfs_create_file("mode", 0644, cp_debugfs, NULL, &cp_mode_fops);
+	for (i = 0; i < CP_NR_KNOBS; i++)
+		debugfs_create_file_unsafe(cp_knobs[i].name, 0644, cp_debugfs,
+					   &cp_knobs[i], &cp_knob_fops);
+}
+
+/* === Module init and exit === */
+
+static void *cp_find_root_memcg(void)
+{
+	struct mem_cgroup *memcg, *root;
+
+	if (mem_cgroup_disabled())
+		return NULL;
+	memcg = get_mem_cgroup_from_mm(NULL);
+	if (!memcg)
+		return NULL;
+	for (root = memcg; parent_mem_cgroup(root);)
+		root = parent_mem_cgroup(root);
+	css_put(&memcg->css);
+	return root;		/* the root memcg is never freed */
+}
+
+static int __init clockpro_init(void)
+{
+	u64 entries = table_pages;
+	u32 nbuckets;
+	int i, ret;
+
+	if (!entries) {
+		if (!table_pct || table_pct > 1000) {
+			pr_err("table_pct=%u out of range 1..1000\n", table_pct);
+			return -EINVAL;
+		}
+		entries = (u64)totalram_pages() * table_pct / 100;
+	}
+	if (entries > (u64)totalram_pages() * 10) {
+		pr_err("table_pages=%llu is more than 10x RAM pages\n", entries);
+		return -EINVAL;
+	}
+	if (cp_mode_requested == CP_MODE_ENFORCE) {
+		ret = cp_mglru_enabled();
+		if (ret) {
+			pr_err("mode=enforce refused: %s\n", ret > 0 ? cp_mglru_msg :
+			       "cannot read /sys/kernel/mm/lru_gen/enabled");
+			return ret > 0 ? -EOPNOTSUPP : ret;
+		}
+	}
+
+	nbuckets = cp_table_buckets(entries);
+	cp.slots = vzalloc(cp_table_bytes(nbuckets));
+	if (!cp.slots) {
+		pr_err("cannot allocate %zu bytes for the table\n",
+		       cp_table_bytes(nbuckets));
+		return -ENOMEM;
+	}
+	cp_table_init(&cp.table, cp.slots, nbuckets);
+	cp_hist_auto_width();
+
+	ret = -ENOMEM;
+	cp.stats = alloc_percpu(struct cp_pcpu_stats);
+	if (!cp.stats)
+		goto err_free_table;
+	cp.hist = alloc_percpu(struct cp_hist);
+	if (!cp.hist)
+		goto err_free_stats;
+	cp.lruvecs = kcalloc(CP_LRUVEC_SLOTS, sizeof(*cp.lruvecs), GFP_KERNEL);
+	if (!cp.lruvecs)
+		goto err_free_hist;
+	for (i = 0; i < CP_LRUVEC_SLOTS; i++)
+		raw_spin_lock_init(&cp.lruvecs[i].lock);
+	cp.root_memcg = cp_find_root_memcg();
+
+	cp.mode = cp_mode_requested;
+	ret = cp_hooks_register();
+	if (ret)
+		goto err_free_lruvecs;
+
+	cp_debugfs_init();
+	mutex_lock(&cp.knob_lock);
+	cp_live = true;
+	mutex_unlock(&cp.knob_lock);
+	pr_info("%s mode, remembering %llu pages in %zu KiB (%u buckets), distance step %llu pages\n",
+		cp_mode_names[cp.mode], cp.table.capacity,
+		cp_table_bytes(nbuckets) >> 10, nbuckets, 1ULL << cp.table.shift);
+	return 0;
+
+err_free_lruvecs:
+	kfree(cp.lruvecs);
+err_free_hist:
+	free_percpu(cp.hist);
+err_free_stats:
+	free_percpu(cp.stats);
+err_free_table:
+	vfree(cp.slots);
+	return ret;
+}
+
+static void __exit clockpro_exit(void)
+{
+	debugfs_remove_recursive(cp_debugfs);
+	WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+	cp_hooks_unregister();
+	kfree(cp.lruvecs);
+	free_percpu(cp.hist);
+	free_percpu(cp.stats);
+	vfree(cp.slots);
+	pr_info("unloaded\n");
+}
+
+module_init(clockpro_init);
+module_exit(clockpro_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("CLOCK-Pro nonresident page tracking, refault histograms and active-list balancing");
+MODULE_VERSION("0.1");

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clockpro probe handlers: where the kernel evicts and inserts pages
+ *
+ * Eviction:  workingset_eviction(folio, target_memcg), called by reclaim
+ *	      (kswapd, direct, memcg limit) for every page-cache and
+ *	      swap-cache folio it frees, classic LRU and MGLRU alike, under
+ *	      the mapping's i_pages lock with interrupts off.
+ * Insertion: folio_add_lru(folio), which every new page-cache folio
+ *	      (readahead included) and every swap-in passes right after
+ *	      filemap_add_folio()/add_to_swap_cache(), locked, before any
+ *	      I/O completes.  It is the first place PG_active may be set.
+ * Shadow:    workingset_refault(folio, shadow), called just before that
+ *	      insertion when the kernel still had a shadow entry: it tells
+ *	      Beyond (evicted long ago) from New (never evicted).
+ * Enforce:   shrink_active_list() for LRU_ACTIVE_FILE is skipped,
+ *	      trimmed or extended to hold the active target, and
+ *	      folio_mark_accessed() on active file folios counts hot
+ *	      references.  evict_folios() only runs under MGLRU: seeing it
+ *	      drops enforce mode, which has no lever there.
+ *
+ * Handlers live in .kprobes.text (__kprobes), where no probe can land.
+ * All handlers run with preemption disabled (the eviction one with IRQs
+ * off); none sleeps or allocates, and each does bounded work.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/pagemap.h>
+#include <linux/ptrace.h>
+#include <linux/swap.h>
+
+#include "clockpro.h"
+#include "clockpro/compat.h"
+
+/* === Page identity and lruvecs === */
+
+struct cp_key {
+	unsigned long mapping;
+	unsigned long ino;
+	u32 gen;
+	unsigned long index;
+	bool swap;
+};
+
+static bool cp_folio_key(struct folio *folio, struct cp_key *k)
+{
+	struct address_space *mapping;
+	struct inode *host;
+
+	if (folio_test_swapcache(folio)) {
+		k->mapping = CP_SWAP_MAPPING;
+		k->ino = 0;
+		k->gen = 0;
+		k->index = cp_folio_swap_val(folio);
+		k->swap = true;
+		return true;
+	}
+	mapping = READ_ONCE(folio->mapping);
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+		return false;
+	host = READ_ONCE(mapping->host);
+	if (!host)
+		return false;
+	k->mapping = (unsigned long)mapping;
+	k->ino = host->i_ino;
+	k->gen = host->i_generation;
+	k->index = folio->index;
+	k->swap = false;
+	return true;
+}
+
+static inline u64 cp_key_page(const struct cp_key *k, unsigned long i)
+{
+	return cp_key_hash(k->mapping, k->ino, k->gen, k->index + i);
+}
+
+/*
+ * The lruvec a folio is charged to.  mem_cgroup_lruvec() would reference
+ * root_mem_cgroup, which is not exported: uncharged folios use the root
+ * memcg found at load time instead.
+ */
+static struct lruvec *cp_folio_lruvec(struct folio *folio)
+{
+	struct mem_cgroup *memcg;
+
+	if (mem_cgroup_disabled())
+		return &folio_pgdat(folio)->__lruvec;
+	memcg = folio_memcg(folio);
+	if (!memcg)
+		memcg = cp.root_memcg;
+	if (!memcg)
+		return NULL;
+	return &memcg->nodeinfo[folio_nid(folio)]->lruvec;
+}
+
+static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
+{
+	int z;
+
+	sz->active = 0;
+	sz->inactive = 0;
+	if (mem_cgroup_disabled()) {
+		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &pgdat->node_zones[z];
+
+			sz->active += zone_page_state(zone,
+						      NR_ZONE_ACTIVE_FILE);
+			sz->inactive += zone_page_state(zone,
+							NR_ZONE_INACTIVE_FILE);
+		}
+		return;
+	}
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		sz->active += mem_cgroup_get_zone_lru_size(lruvec,
+							   LRU_ACTIVE_FILE, z);
+		sz->inactive += mem_cgroup_get_zone_lru_size(lruvec,
+							     LRU_INACTIVE_FILE,
+							     z);
+	}
+}
+
+/* === Adaptive state per lruvec === */
+
+#define CP_SLOT_PROBES		8
+#define CP_SLOT_STALE		(60 * HZ)
+
+static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
+{
+	u32 h = hash_ptr(lruvec, ilog2(CP_LRUVEC_SLOTS));
+	struct cp_lruvec_slot *s, *stale = NULL;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < CP_SLOT_PROBES; i++) {
+		void *key;
+
+		s = &cp.lruvecs[(h + i) & (CP_LRUVEC_SLOTS - 1)];
+		key = READ_ONCE(s->lruvec);
+		if (key == lruvec)
+			return s;
+		if (!key && !cmpxchg(&s->lruvec, NULL, lruvec))
+			return s;
+		if (!stale && time_after(jiffies, READ_ONCE(s->last_used) +
+					 CP_SLOT_STALE))
+			stale = s;
+	}
+	if (!stale)
+		return NULL;
+	/* Take over a slot unused for a minute (its memcg likely died). */
+	raw_spin_lock_irqsave(&stale->lock, flags);
+	if (time_after(jiffies, stale->last_used + CP_SLOT_STALE)) {
+		stale->lruvec = lruvec;
+		stale->last_used = jiffies;
+		memset(&stale->st, 0, sizeof(stale->st));
+	}
+	raw_spin_unlock_irqrestore(&stale->lock, flags);
+	return READ_ONCE(stale->lruvec) == lruvec ? stale : NULL;
+}
+
+enum cp_op {
+	CP_OP_EVICTED,		/* arg: pages evicted; gone: entries expired */
+	CP_OP_REFAULT,		/* r: table hit; result: enum cp_verdict */
+	CP_OP_HOT_REF,		/* arg: pages referenced */
+	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
+};
+
+struct cp_op_args {
+	u64 arg;
+	u32 gone;
+	const struct cp_refault *r;
+	u64 result;
+};
+
+/*
+ * Run one policy operation on the state of @lruvec, under its slot lock.
+ * Return: false if the lruvec has no state slot (the kernel decides).
+ */
+static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
+				   struct cp_op_args *a)
+{
+	const struct cp_policy_params *p = &cp.params;
+	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
+	struct cp_lru_sizes sz;
+	unsigned long flags;
+	bool done = false;
+
+	if (!s) {
+		cp_count(CP_STAT_NO_LRUVEC, 1);
+		return false;
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec != lruvec)
+		goto out_unlock;	/* the slot was taken over */
+	s->last_used = jiffies;
+	cp_lruvec_sizes(lruvec, &sz);
+	switch (op) {
+	case CP_OP_EVICTED:
+		cp_policy_evicted(&s->st, &sz, a->arg);
+		if (a->gone)
+			cp_policy_expired(p, &s->st, &sz, a->gone);
+		break;
+	case CP_OP_REFAULT:
+		a->result = cp_policy_refault(p, &s->st, &sz, a->r->distance,
+					      a->r->flags);
+		break;
+	case CP_OP_HOT_REF:
+		cp_policy_hot_ref(&s->st, a->arg);
+		break;
+	case CP_OP_DEACTIVATE:
+		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
+						 false);
+		break;
+	}
+	done = true;
+out_unlock:
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return done;
+}
+
+/**
+ * cp_lruvec_stats - call @fn for every lruvec with adaptive state
+ * @fn: callback, called with the slot lock held and IRQs off
+ * @arg: passed to @fn
+ */
+void cp_lruvec_stats(void (*fn)(void *arg, void *lruvec,
+				const struct cp_lru_state *st,
+				const struct cp_lru_sizes *sz, s64 target),
+		     void *arg)
+{
+	struct cp_lru_sizes sz;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < CP_LRUVEC_SLOTS; i++) {
+		struct cp_lruvec_slot *s = &cp.lruvecs[i];
+
+		raw_spin_lock_irqsave(&s->lock, flags);
+		if (s->lruvec) {
+			cp_lruvec_sizes(s->lruvec, &sz);
+			fn(arg, s->lruvec, &s->st, &sz,
+			   cp_policy_target(&cp.params, &s->st, &sz));
+		}
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+	}
+}
+
+static inline bool cp_enforcing(void)
+{
+	return READ_ONCE(cp.mode) == CP_MODE_ENFORCE;
+}
+
+/* === Shadow hand-off: workingset_refault() -> folio_add_lru() === */
+
+#define CP_SHADOW_BITS		6
+static struct folio *cp_shadow[1 << CP_SHADOW_BITS];
+
+static bool cp_shadow_take(struct folio *folio)
+{
+	struct folio **slot = &cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)];
+
+	return READ_ONCE(*slot) == folio && cmpxchg(slot, folio, NULL) == folio;
+}
+
+static int __kprobes cp_refault_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+
+	WRITE_ONCE(cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)], folio);
+	cp_count(CP_STAT_SHADOW, folio_nr_pages(folio));
+	return 0;
+}
+
+/* === Eviction === */
+
+static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+	unsigned int res[CP_REMEMBER_RACED + 1] = { 0 };
+	unsigned long i, nr;
+	struct cp_key k;
+	u32 eflags;
+	u64 when;
+
+	if (!cp_folio_key(folio, &k))
+		return 0;
+	nr = folio_nr_pages(folio);
+	eflags = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
+	when = cp_table_clock_advance(&cp.table, nr);
+	for (i = 0; i < nr; i++)
+		res[cp_table_remember(&cp.table, cp_key_page(&k, i), when,
+				      eflags)]++;
+
+	cp_count(CP_STAT_EVICTIONS, nr);
+	if (nr > 1)
+		cp_count(CP_STAT_EVICT_LARGE, nr);
+	if (k.swap)
+		cp_count(CP_STAT_SWAP_EVICTIONS, nr);
+	if (res[CP_REMEMBER_EXPIRED])
+		cp_count(CP_STAT_EXPIRED, res[CP_REMEMBER_EXPIRED]);
+	if (res[CP_REMEMBER_DISPLACED])
+		cp_count(CP_STAT_DISPLACED, res[CP_REMEMBER_DISPLACED]);
+	if (res[CP_REMEMBER_RACED])
+		cp_count(CP_STAT_RACED, res[CP_REMEMBER_RACED]);
+
+	if (!k.swap && cp_enforcing()) {
+		struct cp_op_args a = {
+			.arg = nr,
+			.gone = res[CP_REMEMBER_EXPIRED] +
+				res[CP_REMEMBER_DISPLACED],
+		};
+
+		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
+	}
+	return 0;
+}
+
+/* === Insertion === */
+
+/*
+ * Enforce: the table's verdict replaces the kernel's workingset decision.
+ * PG_active is set or cleared before the folio reaches its LRU list.
+ */
+static void cp_enforce_insert(struct folio *folio, bool hit,
+			      const struct cp_refault *r)
+{
+	struct cp_op_args a = { .r = r, .result = CP_KEEP_COLD };
+
+	if (hit && !cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
+		return;		/* no state: leave it to the kernel */
+
+	if (a.result == CP_PROMOTE) {
+		cp_count(CP_STAT_PROMOTED, folio_nr_pages(folio));
+		if (!folio_test_active(folio))
+			folio_set_active(folio);
+		return;
+	}
+	if (hit)
+		cp_count(CP_STAT_KEPT_COLD, folio_nr_pages(folio));
+	if (folio_test_active(folio)) {
+		folio_clear_active(folio);
+		cp_count(CP_STAT_OVERRIDDEN, folio_nr_pages(folio));
+	}
+}
+
+static void cp_hist_add(u64 distance)
+{
+	u32 width = READ_ONCE(cp.hist_width);
+	u32 rows = READ_ONCE(cp.hist_rows);
+	u64 row = distance / width;
+
+	if (row >= rows)
+		row = rows - 1;
+	this_cpu_inc(cp.hist->rows[row]);
+}
+
+static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+	struct cp_refault r, best = { .distance = U64_MAX };
+	unsigned long i, nr, hits = 0;
+	struct cp_key k;
+	bool shadow;
+	u64 now;
+
+	/* New cache folios are locked and not yet read; putbacks are not. */
+	if (!folio_test_locked(folio) || folio_test_uptodate(folio))
+		return 0;
+	if (!folio_test_swapcache(folio) && folio_test_swapbacked(folio))
+		return 0;	/* anonymous or shmem, not in swap cache */
+	if (!cp_folio_key(folio, &k))
+		return 0;
+
+	shadow = cp_shadow_take(folio);
+	nr = folio_nr_pages(folio);
+	now = cp_table_clock(&cp.table);
+	for (i = 0; i < nr; i++) {
+		if (!cp_table_lookup(&cp.table, cp_key_page(&k, i), now, &r))
+			continue;
+		hits++;
+		cp_hist_add(r.distance);
+		if (r.distance < best.distance)
+			best = r;
+	}
+
+	cp_count(CP_STAT_INSERTIONS, nr);
+	if (hits) {
+		cp_count(CP_STAT_REFAULTS, hits);
+		if (k.swap)
+			cp_count(CP_STAT_SWAP_REFAULTS, hits);
+	}
+	if (hits < nr)
+		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
+
+	if (!k.swap && cp_enforcing())
+		cp_enforce_insert(folio, hits, &best);
+	return 0;
+}
+
+/* === Enforce: hot references and the active target === */
+
+static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+	struct cp_op_args a;
+
+	if (!cp_enforcing() || !folio_test_active(folio) ||
+	    !folio_test_lru(folio) || folio_test_swapbacked(folio))
+		return 0;
+	a.arg = folio_nr_pages(folio);
+	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_HOT_REF, &a))
+		cp_count(CP_STAT_HOT_REFS, a.arg);
+	return 0;
+}
+
+/*
+ * Target of the override-return in cp_shrink_active_pre(): the probed
+ * function's frame was never built, so returning from here returns to its
+ * caller.  shrink_active_list() returns void.
+ */
+static noinline notrace void __kprobes cp_skip_stub(void)
+{
+}
+
+static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long nr = regs_get_kernel_argument(regs, 0);
+	struct lruvec *lruvec = (void *)regs_get_kernel_argument(regs, 1);
+	unsigned long lru = regs_get_kernel_argument(regs, 3);
+	struct cp_op_args a = { .arg = nr };
+	u64 n;
+
+	if (lru != LRU_ACTIVE_FILE || !cp_enforcing())
+		return 0;
+	if (!cp_policy_op(lruvec, CP_OP_DEACTIVATE, &a))
+		return 0;
+	n = a.result;
+
+	if (!n) {
+		cp_count(CP_STAT_DEACT_SKIPPED, 1);
+		cp_regs_skip_call(regs, (unsigned long)cp_skip_stub);
+		return 1;
+	}
+	cp_count(CP_STAT_DEACT_PAGES, n);
+	if (n != nr) {
+		cp_count(CP_STAT_DEACT_TRIMMED, 1);
+		cp_regs_set_arg0(regs, n);
+	}
+	return 0;
+}
+
+static int __kprobes cp_mglru_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (cp_enforcing()) {
+		WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+		cp_count(CP_STAT_MGLRU_SEEN, 1);
+		pr_warn_ratelimited("MGLRU reclaim is running: enforce mode has no lever there, back to observe\n");
+	}
+	return 0;
+}
+
+/* === Registration === */
+
+struct cp_hook {
+	struct kprobe kp;
+	bool required;		/* load fails without it */
+	bool registered;
+};
+
+static struct cp_hook cp_hooks[] = {
+	{ .kp = { .symbol_name = "workingset_eviction",
+		  .pre_handler = cp_eviction_pre }, .required = true },
+	{ .kp = { .symbol_name = "folio_add_lru",
+		  .pre_handler = cp_add_lru_pre }, .required = true },
+	{ .kp = { .symbol_name = "workingset_refault",
+		  .pre_handler = cp_refault_pre }, .required = true },
+	{ .kp = { .symbol_name = "shrink_active_list",
+		  .pre_handler = cp_shrink_active_pre }, .required = true },
+	{ .kp = { .symbol_name = "folio_mark_accessed",
+		  .pre_handler = cp_accessed_pre }, .required = true },
+	{ .kp = { .symbol_name = "evict_folios",
+		  .pre_handler = cp_mglru_pre } },
+};
+
+/**
+ * cp_hooks_describe - name and state of hook @i, for the stats file
+ * @i: hook index
+ * @active: set to whether the hook is registered
+ *
+ * Return: the probed symbol, or NULL past the last hook.
+ */
+const char *cp_hooks_describe(unsigned int i, bool *active)
+{
+	if (i >= ARRAY_SIZE(cp_hooks))
+		return NULL;
+	*active = cp_hooks[i].registered;
+	return cp_hooks[i].kp.symbol_name;
+}
+
+/**
+ * cp_hooks_unregister - remove every registered probe
+ *
+ * Waits for running handlers, and for tasks that may still be on their
+ * way out through cp_skip_stub(), so the module text can be freed.
+ */
+void cp_hooks_unregister(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(cp_hooks) - 1; i >= 0; i--) {
+		if (!cp_hooks[i].registered)
+			continue;
+		unregister_kprobe(&cp_hooks[i].kp);
+		cp_hooks[i].registered = false;
+		if (cp_hooks[i].kp.nmissed)
+			pr_info("%s: %lu hits missed\n",
+				cp_hooks[i].kp.symbol_name,
+				cp_hooks[i].kp.nmissed);
+	}
+	synchronize_rcu_tasks();
+}
+
+/**
+ * cp_hooks_register - register all probes, all or nothing
+ *
+ * Return: 0, or the errno of the first required probe that failed (after
+ * one dmesg line naming it); nothing stays registered on failure.
+ */
+int cp_hooks_register(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
+		struct kprobe *kp = &cp_hooks[i].kp;
+		const char *sym = kp->symbol_name;
+		kprobe_pre_handler_t pre = kp->pre_handler;
+
+		/* A struct kprobe cannot be registered twice unless reset. */
+		memset(kp, 0, sizeof(*kp));
+		kp->symbol_name = sym;
+		kp->pre_handler = pre;
+		ret = register_kprobe(kp);
+		if (ret) {
+			if (!cp_hooks[i].required) {
+				pr_info("optional hook %s unavailable (%d)\n",
+					sym, ret);
+				continue;
+			}
+			pr_err("cannot hook %s: error %d; this kernel is not supported\n",
+			       sym, ret);
+			goto err_unregister;
+		}
+		cp_hooks[i].registered = true;
+	}
+	return 0;
+
+err_unregister:
+	cp_hooks_unregister();
+	return ret;
+}

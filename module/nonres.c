@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Nonresident page table: which pages were evicted, and how long ago
+ *
+ *		Remembering evicted pages in 4 bytes
+ *
+ * CLOCK-Pro decides whether a page is hot by its reuse distance, so it
+ * must remember pages after they leave memory ("nonresident cold pages in
+ * their test period").  Like the 2005 nonresident.c, the table here keeps
+ * a 32-bit cookie per remembered page in a hash table of cache-line sized
+ * buckets, each bucket a small circular buffer:
+ *
+ *	bucket = 64 bytes = 16 cookies
+ *
+ *	+------+------+------+-- ... --+------+
+ *	| c0   | c1   | c2   |         | c15  |
+ *	+------+------+------+-- ... --+------+
+ *
+ * A page (mapping identity, index) hashes to one bucket and to a 20-bit
+ * check value; a lookup compares the check against the bucket's 16
+ * cookies, one cache miss.  The table is sized to about the number of RAM
+ * pages, 4 bytes per remembered page, 1/1024 of RAM.
+ *
+ *		Refault distance
+ *
+ * The refault distance of a page is the number of pages evicted between
+ * its eviction and its refault (workingset.c's R - E).  The 2005 code
+ * derived it from the cookie's position in its bucket: with a good hash
+ * every bucket turns at the same speed, so d slots behind the hand means
+ * about d * nbuckets evictions.  That estimate has only 15 steps and is
+ * poor for short distances, where the Poisson spread of arrivals per
+ * bucket is as large as the value itself.
+ *
+ * Here every cookie carries its own coarse eviction timestamp instead:
+ *
+ *	31          21 20  19                 0
+ *	+-------------+---+--------------------+
+ *	|  timestamp  | A |       check        |
+ *	+-------------+---+--------------------+
+ *
+ * A global eviction clock counts evicted pages (a large folio advances it
+ * by its size).  The timestamp is that clock divided by 2^shift, modulo
+ * 2^11, where shift is chosen at init so that the table capacity is 256 to
+ * 512 steps.  The distance is then
+ *
+ *	distance = ((now >> shift) - ts) mod 2^11, times 2^shift
+ *
+ * with an error below one step, i.e. under 0.4% of the capacity, or under
+ * 8% for a distance of 5% of the capacity (the quantisation is symmetric,
+ * so the p95 error is smaller still).  No hand needs to be stored: the
+ * bucket's circular order is recovered from the timestamps, and a new
+ * entry replaces an empty slot, else an expired one, else the oldest.
+ * Sixteen cookies per line instead of fifteen is what keeps the cost at
+ * exactly 4 bytes per page.
+ *
+ *		Expiry, New and Beyond
+ *
+ * The 11-bit timestamp covers 2048 steps, 4 to 8 times the capacity.  An
+ * entry older than half of that (max_age, 2 to 4 capacities) has expired:
+ * it is treated as empty by inserts and ignored by lookups, so the modular
+ * timestamp can never alias.  For an entry to outlive a full wrap its
+ * bucket would have to see no insertion for max_age evictions, while it
+ * expects 32 to 64 of them: a probability below e^-32.
+ *
+ * A lookup that misses cannot tell a page never seen (New) from one that
+ * fell out (Beyond); the caller settles that with the kernel's own
+ * shadow entries.  What the table does report is how entries leave it:
+ * consumed by a refault, expired, or displaced as the oldest of a full
+ * bucket.  The last two end a CLOCK-Pro test period without reuse.
+ *
+ * The A bit records that the page had been on the active list (it was a
+ * demoted hot page, PG_workingset), for the policy.
+ *
+ *		False positives and identity
+ *
+ * A lookup of a page never evicted matches a live cookie of its bucket with
+ * probability 16 / 2^20 (1.5e-5).  Keys mix the mapping pointer with the
+ * inode number and generation, so a mapping reused by a new inode does not
+ * find the entries of the dead one: they become unreachable and expire.
+ *
+ *		Concurrency
+ *
+ * No locks.  Inserting picks a victim slot and installs the cookie with
+ * cmpxchg, retrying the scan twice if another CPU changed the slot; a
+ * lookup claims a matching cookie with cmpxchg to zero, so two CPUs can
+ * never both consume the same entry.  The probe handlers that call this
+ * run with preemption or interrupts disabled and never sleep or allocate.
+ */
+#include "clockpro/nonres.h"
+
+/* splitmix64's finaliser: every input bit affects every output bit. */
+static inline u64 cp_mix64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/**
+ * cp_key_hash - hash a page's identity
+ * @mapping: address_space pointer, or CP_SWAP_MAPPING for swap entries
+ * @ino: inode number of the mapping's host (0 for swap)
+ * @gen: inode generation (0 for swap)
+ * @index: page index in the mapping, or the swap entry value
+ *
+ * Return: a 64-bit hash; the high half selects the bucket, the low bits
+ * form the cookie's check value.
+ */
+u64 cp_key_hash(unsigned long mapping, unsigned long ino, u32 gen,
+		unsigned long index)
+{
+	u64 id = cp_mix64((u64)mapping ^ cp_mix64((u64)ino << 32 ^ gen));
+
+	return cp_mix64(id + (u64)index * 0x9e3779b97f4a7c15ULL);
+}
+
+static inline u32 *cp_bucket(const struct cp_table *t, u64 hash)
+{
+	/* Lemire's multiply-shift range reduction: any bucket count works. */
+	u64 b = ((hash >> 32) * (u64)t->nbuckets) >> 32;
+
+	return t->slots + b * CP_BUCKET_SLOTS;
+}
+
+static inline u32 cp_check(u64 hash)
+{
+	u32 c = (u32)hash & CP_CHECK_MASK;
+
+	return c ? c : 1;
+}
+
+static inline u32 cp_ts(const struct cp_table *t, u64 clock)
+{
+	return (u32)(clock >> t->shift) & CP_TS_MASK;
+}
+
+/* Age of a cookie in timestamp steps. */
+static inline u32 cp_age(u32 cookie, u32 now_ts)
+{
+	return (now_ts - (cookie >> CP_TS_SHIFT)) & CP_TS_MASK;
+}
+
+static inline bool cp_expired(u32 age)
+{
+	return age > CP_TS_RANGE / 2;
+}
+
+/**
+ * cp_table_buckets - number of buckets for a table of about @entries pages
+ * @entries: pages to remember
+ *
+ * Return: the bucket count, at least one, at most 2^32 - 1.
+ */
+u32 cp_table_buckets(u64 entries)
+{
+	u64 n = (entries + CP_BUCKET_SLOTS - 1) / CP_BUCKET_SLOTS;
+
+	return (u32)clamp(n, (u64)1, (u64)0xffffffffULL);
+}
+
+/**
+ * cp_table_bytes - memory needed for @nbuckets buckets
+ * @nbuckets: bucket count from cp_table_buckets()
+ *
+ * Return: bytes to allocate, zeroed, for cp_table_init().
+ */
+size_t cp_table_bytes(u32 nbuckets)
+{
+	return (size_t)nbuckets * CP_BUCKET_BYTES;
+}
+
+/**
+ * cp_table_init - set up a table over zeroed memory
+ * @t: the table
+ * @slots: cp_table_bytes(@nbuckets) bytes of zeroed, 64-byte aligned memory
+ * @nbuckets: bucket count
+ *
+ * Chooses the timestamp granularity so that the capacity spans 256 to 512
+ * steps, and starts the eviction clock at zero.
+ */
+void cp_table_init(struct cp_table *t, u32 *slots, u32 nbuckets)
+{
+	u64 cap = (u64)nbuckets * CP_BUCKET_SLOTS;
+	u32 shift = 0;
+
+	while ((cap >> shift) >= (1ULL << (CP_STEPS_SHIFT + 1)))
+		shift++;
+
+	t->slots = slots;
+	t->nbuckets = nbuckets;
+	t->shift = shift;
+	t->capacity = cap;
+	t->max_age = (u64)(CP_TS_RANGE / 2) << shift;
+	cp_atomic64_set(&t->clock, 0);
+}
+
+/**
+ * cp_table_clock_advance - count evicted pages
+ * @t: the table
+ * @nr: pages evicted (folio_nr_pages())
+ *
+ * Return: the clock value before the advance: the eviction time to store
+ * for those pages.
+ */
+u64 cp_table_clock_advance(struct cp_table *t, u32 nr)
+{
+	return (u64)cp_atomic64_add_return(nr, &t->clock) - nr;
+}
+
+/**
+ * cp_table_remember - remember an evicted page
+ * @t: the table
+ * @hash: cp_key_hash() of the page
+ * @when: eviction time from cp_table_clock_advance()
+ * @flags: CP_FLAG_* to keep with the entry
+ *
+ * Never sleeps or allocates; bounded work (at most three scans of one
+ * bucket).
+ *
+ * Return: what the new entry replaced.
+ */
+enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
+					  u64 when, u32 flags)
+{
+	u32 *b = cp_bucket(t, hash);
+	u32 now_ts = cp_ts(t, when);
+	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
+		     cp_check(hash);
+	int attempt;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		enum cp_remember_result res = CP_REMEMBER_DISPLACED;
+		u32 victim = 0, old = 0, oldest = 0;
+		u32 i;
+
+		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
+			u32 c = READ_ONCE(b[i]);
+			u32 age;
+
+			if (!c) {
+				victim = i;
+				old = 0;
+				res = CP_REMEMBER_EMPTY;
+				break;
+			}
+			age = cp_age(c, now_ts);
+			if (cp_expired(age)) {
+				victim = i;
+				old = c;
+				res = CP_REMEMBER_EXPIRED;
+				break;
+			}
+			if (age >= oldest) {
+				oldest = age;
+				victim = i;
+				old = c;
+			}
+		}
+		if (cp_cmpxchg32(&b[victim], old, cookie) == old)
+			return res;
+	}
+	return CP_REMEMBER_RACED;
+}
+
+/**
+ * cp_table_lookup - find and consume the entry of a page coming back
+ * @t: the table
+ * @hash: cp_key_hash() of the page
+ * @now: current eviction clock, cp_table_clock()
+ * @r: filled with the refault distance and the entry's flags on a hit
+ *
+ * If several live entries match, the youngest is taken.  Never sleeps or
+ * allocates; bounded work.
+ *
+ * Return: true if the page was found (it is a refault).
+ */
+bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
+		     struct cp_refault *r)
+{
+	u32 *b = cp_bucket(t, hash);
+	u32 now_ts = cp_ts(t, now);
+	u32 check = cp_check(hash);
+	int attempt;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		u32 best = 0, best_age = CP_TS_RANGE, slot = 0;
+		u32 i;
+
+		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
+			u32 c = READ_ONCE(b[i]);
+			u32 age;
+
+			if (!c || (c & CP_CHECK_MASK) != check)
+				continue;
+			age = cp_age(c, now_ts);
+			if (cp_expired(age) || age >= best_age)
+				continue;
+			best = c;
+			best_age = age;
+			slot = i;
+		}
+		if (!best)
+			return false;
+		if (cp_cmpxchg32(&b[slot], best, 0) == best) {
+			r->distance = (u64)best_age << t->shift;
+			r->flags = best & CP_FLAG_ACTIVE;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * cp_table_count - live entries in the table
+ * @t: the table
+ * @now: current eviction clock
+ *
+ * Walks the whole table: for statistics files, not for hot paths.
+ *
+ * Return: the number of non-empty, non-expired cookies.
+ */
+u64 cp_table_count(const struct cp_table *t, u64 now)
+{
+	u64 n = 0, i, total = t->capacity;
+	u32 now_ts = cp_ts(t, now);
+
+	for (i = 0; i < total; i++) {
+		u32 c = READ_ONCE(t->slots[i]);
+
+		if (c && !cp_expired(cp_age(c, now_ts)))
+			n++;
+	}
+	return n;
+}
