@@ -167,7 +167,7 @@ enum cp_knob_id {
 	CP_KNOB_HYST,
 	CP_KNOB_FLOOR_PCT,
 	CP_KNOB_FLOOR_PAGES,
-	CP_KNOB_MARGIN,
+	CP_KNOB_HAND_BATCH,
 	CP_KNOB_HIST_WIDTH,
 	CP_KNOB_HIST_ROWS,
 	CP_NR_KNOBS,
@@ -191,7 +191,7 @@ static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
 	CP_PARAM_KNOB(CP_KNOB_HYST, hyst_pct, 0, 20),
 	CP_PARAM_KNOB(CP_KNOB_FLOOR_PCT, floor_pct, 0, 50),
 	CP_PARAM_KNOB(CP_KNOB_FLOOR_PAGES, floor_pages, 0, 1U << 30),
-	CP_PARAM_KNOB(CP_KNOB_MARGIN, margin_shift, 1, 16),
+	CP_PARAM_KNOB(CP_KNOB_HAND_BATCH, hand_batch, 1, 4096),
 	[CP_KNOB_HIST_WIDTH] = { .name = "hist_width", .val = &cp.hist_width,
 				 .min = 0, .max = U32_MAX },
 	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
@@ -276,8 +276,8 @@ module_param_cb(floor_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FLOOR_PCT], 064
 MODULE_PARM_DESC(floor_pct, "Inactive list never held below this % of file LRU [DEFAULT: 3]");
 module_param_cb(floor_pages, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FLOOR_PAGES], 0644);
 MODULE_PARM_DESC(floor_pages, "... nor below this many pages [DEFAULT: 256]");
-module_param_cb(margin_shift, &cp_knob_param_ops, &cp_knobs[CP_KNOB_MARGIN], 0644);
-MODULE_PARM_DESC(margin_shift, "Hot test margin: r < R_hot * (1 - 2^-N) [DEFAULT: 3]");
+module_param_cb(hand_batch, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HAND_BATCH], 0644);
+MODULE_PARM_DESC(hand_batch, "Active pages the hot hand scans per request [DEFAULT: 512]");
 module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0644);
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
@@ -372,13 +372,15 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_DEACT_SKIPPED] = "deactivate_held",
 	[CP_STAT_DEACT_TRIMMED] = "deactivate_sized",
 	[CP_STAT_DEACT_PAGES] = "deactivate_pages",
-	[CP_STAT_HOT_REFS] = "hot_refs",
+	[CP_STAT_COLD_HITS] = "cold_hits",
+	[CP_STAT_HAND_ROTATED] = "hand_rotated",
+	[CP_STAT_HAND_DEMOTED] = "hand_demoted",
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
 	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
 };
 
 struct cp_lruvec_sum {
-	u64 lruvecs, active, inactive, grow, shrink;
+	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
 	s64 target;
 };
 
@@ -394,6 +396,8 @@ static void cp_sum_lruvec(void *arg, void *lruvec,
 	sum->target += target;
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
+	sum->credits += st->credits;
+	sum->pending += st->pending;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -422,6 +426,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "inactive_pages %llu\n", sum.inactive);
 	seq_printf(m, "adapt_grow %llu\n", sum.grow);
 	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
+	seq_printf(m, "hand_credits %llu\n", sum.credits);
+	seq_printf(m, "hand_pending %llu\n", sum.pending);
 
 	seq_puts(m, "hooks");
 	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)
@@ -439,16 +445,16 @@ static void cp_show_lruvec(void *arg, void *lruvec,
 	struct seq_file *m = arg;
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 
-	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu\n",
+	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu\n",
 		   memcg ? mem_cgroup_id(memcg) : 0,
 		   lruvec_pgdat(lruvec)->node_id, sz->active, sz->inactive,
 		   target, st->promotions, st->kept_cold, st->grow,
-		   st->shrink, st->skips, st->trims);
+		   st->shrink, st->rotated, st->demoted, st->skips, st->trims);
 }
 
 static int lruvecs_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink      held     sized\n");
+	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized\n");
 	cp_lruvec_stats(cp_show_lruvec, m);
 	return 0;
 }

@@ -14,9 +14,11 @@
  *	      insertion when the kernel still had a shadow entry: it tells
  *	      Beyond (evicted long ago) from New (never evicted).
  * Enforce:   shrink_active_list() for LRU_ACTIVE_FILE is skipped,
- *	      trimmed or extended to hold the active target, and
- *	      folio_mark_accessed() on active file folios counts hot
- *	      references.  evict_folios() only runs under MGLRU: seeing it
+ *	      sized or extended to hold the active target and to move the
+ *	      hot hand; a kretprobe on folio_referenced() turns its scan
+ *	      into CLOCK steps (rotate referenced, demote the rest);
+ *	      folio_mark_accessed() on a referenced inactive file folio is
+ *	      a cold hit.  evict_folios() only runs under MGLRU: seeing it
  *	      drops enforce mode, which has no lever there.
  *
  * Handlers live in .kprobes.text (__kprobes), where no probe can land.
@@ -167,9 +169,10 @@ static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
 }
 
 enum cp_op {
-	CP_OP_EVICTED,		/* arg: pages evicted; gone: entries expired */
+	CP_OP_EXPIRED,		/* gone: table entries expired unused */
 	CP_OP_REFAULT,		/* r: table hit; result: enum cp_verdict */
-	CP_OP_HOT_REF,		/* arg: pages referenced */
+	CP_OP_COLD_HIT,		/* an inactive page is being activated */
+	CP_OP_HOT_SCANNED,	/* arg: referenced; result: rotate it */
 	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
 };
 
@@ -203,17 +206,18 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	s->last_used = jiffies;
 	cp_lruvec_sizes(lruvec, &sz);
 	switch (op) {
-	case CP_OP_EVICTED:
-		cp_policy_evicted(&s->st, &sz, a->arg);
-		if (a->gone)
-			cp_policy_expired(p, &s->st, &sz, a->gone);
+	case CP_OP_EXPIRED:
+		cp_policy_expired(p, &s->st, &sz, a->gone);
 		break;
 	case CP_OP_REFAULT:
 		a->result = cp_policy_refault(p, &s->st, &sz, a->r->distance,
 					      a->r->flags);
 		break;
-	case CP_OP_HOT_REF:
-		cp_policy_hot_ref(&s->st, a->arg);
+	case CP_OP_COLD_HIT:
+		cp_policy_cold_hit(p, &s->st, &sz);
+		break;
+	case CP_OP_HOT_SCANNED:
+		a->result = cp_policy_hot_scanned(&s->st, &sz, a->arg);
 		break;
 	case CP_OP_DEACTIVATE:
 		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
@@ -285,6 +289,7 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
 	unsigned int res[CP_REMEMBER_RACED + 1] = { 0 };
+	struct cp_op_args a = { 0 };
 	unsigned long i, nr;
 	struct cp_key k;
 	u32 eflags;
@@ -311,15 +316,9 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (res[CP_REMEMBER_RACED])
 		cp_count(CP_STAT_RACED, res[CP_REMEMBER_RACED]);
 
-	if (!k.swap && cp_enforcing()) {
-		struct cp_op_args a = {
-			.arg = nr,
-			.gone = res[CP_REMEMBER_EXPIRED] +
-				res[CP_REMEMBER_DISPLACED],
-		};
-
-		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
-	}
+	a.gone = res[CP_REMEMBER_EXPIRED] + res[CP_REMEMBER_DISPLACED];
+	if (!k.swap && a.gone && cp_enforcing())
+		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EXPIRED, &a);
 	return 0;
 }
 
@@ -407,19 +406,79 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 
 /* === Enforce: hot references and the active target === */
 
+/*
+ * folio_mark_accessed() activates an inactive folio on its second
+ * reference: a cold page reused within its test period.
+ */
 static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
-	struct cp_op_args a;
+	struct cp_op_args a = { 0 };
 
-	if (!cp_enforcing() || !folio_test_active(folio) ||
-	    !folio_test_lru(folio) || folio_test_swapbacked(folio))
+	if (!cp_enforcing() || folio_test_active(folio) ||
+	    !folio_test_referenced(folio) || !folio_test_lru(folio) ||
+	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
 		return 0;
-	a.arg = folio_nr_pages(folio);
-	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_HOT_REF, &a))
-		cp_count(CP_STAT_HOT_REFS, a.arg);
+	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
+		cp_count(CP_STAT_COLD_HITS, 1);
 	return 0;
 }
+
+/*
+ * The hot hand.  shrink_active_list() asks folio_referenced() about every
+ * folio it scans and rotates the referenced ones only if they are mapped
+ * executable.  For isolated active file folios, the return handler turns
+ * that into a CLOCK step: referenced since the hand last passed (young
+ * PTEs or PG_referenced, which is cleared) means rotate, reported to the
+ * kernel as an executable reference; otherwise the folio is demoted.
+ */
+struct cp_referenced_data {
+	struct folio *folio;
+	unsigned long *vm_flags;
+};
+
+static int __kprobes cp_referenced_entry(struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	struct cp_referenced_data *d = (void *)ri->data;
+	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (!cp_enforcing() || !folio_test_active(folio) ||
+	    folio_test_lru(folio) || folio_test_swapbacked(folio))
+		return 1;	/* not the hot hand: skip the return handler */
+	d->folio = folio;
+	d->vm_flags = (void *)regs_get_kernel_argument(regs, 3);
+	return 0;
+}
+
+static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
+				       struct pt_regs *regs)
+{
+	struct cp_referenced_data *d = (void *)ri->data;
+	bool young = regs_return_value(regs) > 0;
+	struct cp_op_args a;
+
+	a.arg = folio_test_clear_referenced(d->folio) || young;
+	if (!cp_policy_op(cp_folio_lruvec(d->folio), CP_OP_HOT_SCANNED, &a))
+		return 0;
+	if (a.result) {
+		cp_count(CP_STAT_HAND_ROTATED, folio_nr_pages(d->folio));
+		*d->vm_flags |= VM_EXEC;
+		regs_set_return_value(regs, 1);
+	} else {
+		cp_count(CP_STAT_HAND_DEMOTED, folio_nr_pages(d->folio));
+	}
+	return 0;
+}
+
+static struct kretprobe cp_referenced_probe = {
+	.kp.symbol_name = "folio_referenced",
+	.entry_handler = cp_referenced_entry,
+	.handler = cp_referenced_ret,
+	.data_size = sizeof(struct cp_referenced_data),
+};
+
+static bool cp_referenced_registered;
 
 /*
  * Target of the override-return in cp_shrink_active_pre(): the probed
@@ -515,6 +574,13 @@ void cp_hooks_unregister(void)
 {
 	int i;
 
+	if (cp_referenced_registered) {
+		unregister_kretprobe(&cp_referenced_probe);
+		cp_referenced_registered = false;
+		if (cp_referenced_probe.nmissed)
+			pr_info("folio_referenced: %d returns missed\n",
+				cp_referenced_probe.nmissed);
+	}
 	for (i = ARRAY_SIZE(cp_hooks) - 1; i >= 0; i--) {
 		if (!cp_hooks[i].registered)
 			continue;
@@ -560,6 +626,16 @@ int cp_hooks_register(void)
 		}
 		cp_hooks[i].registered = true;
 	}
+	memset(&cp_referenced_probe.kp, 0, sizeof(cp_referenced_probe.kp));
+	cp_referenced_probe.kp.symbol_name = "folio_referenced";
+	cp_referenced_probe.nmissed = 0;
+	ret = register_kretprobe(&cp_referenced_probe);
+	if (ret) {
+		pr_err("cannot hook folio_referenced: error %d; this kernel is not supported\n",
+		       ret);
+		goto err_unregister;
+	}
+	cp_referenced_registered = true;
 	return 0;
 
 err_unregister:

@@ -8,66 +8,59 @@
  * distance rather than recency.  Hot pages have short reuse distances; cold
  * pages are everything else.  A cold page is given a "test period" after
  * each access; if it is accessed again within it, its reuse distance is
- * shorter than that of the hot pages and it becomes hot, while the coldest
+ * shorter than that of the coldest hot page, and it is promoted while that
  * hot page is demoted.  Evicted cold pages stay remembered (nonresident)
- * until their test period ends.  The cold share of memory, m_c, adapts:
+ * until their test period ends.  One clock holds all pages; HAND_hot walks
+ * the hot pages, clearing reference bits and demoting the first hot page
+ * found unreferenced.  The cold share of memory, m_c, adapts:
  *
  *	a cold page accessed within its test period:	m_c + 1
  *	a test period ending without an access:		m_c - 1
  *
- * so that memory goes to whichever kind of page is showing reuse.
+ * Song Jiang's own simulator adds a rule that matters a great deal: a cold
+ * page is not promoted when HAND_hot finds no unreferenced hot page to
+ * demote for it.  A loop slightly larger than memory is the case in point:
+ * every hot page is re-referenced once per pass, no victim exists, the hot
+ * set stays put, and it hits, where LRU hits nothing.
  *
  *		Mapping it onto the kernel's lists
  *
- * The kernel's classic LRU has an active and an inactive list, and an
- * out-of-tree module cannot replace them.  They serve as hot and cold:
+ * An out-of-tree module cannot replace the kernel's two LRU lists, so they
+ * serve as hot and cold:
  *
- *	active   = hot pages, held at a target size of m - m_c
- *	inactive = resident cold pages, FIFO for unmapped page cache
+ *	active   = hot pages, held at a target of m - m_c pages
+ *	inactive = resident cold pages (FIFO for unmapped page cache)
  *	table    = nonresident cold pages, with their eviction time
  *
- * Song Jiang warned in 2005 that separate lists lose CLOCK-Pro's key
- * comparison, a refaulting cold page against the hot page with the largest
- * recency.  We restore it with two measurements instead of a clock hand:
+ *	HAND_hot = the kernel's shrink_active_list(), which scans the active
+ *		   tail; the module turns its verdict for each page into a
+ *		   CLOCK step: a page referenced since the last pass of the
+ *		   hand (PG_referenced, or young PTEs) loses the bit and is
+ *		   rotated; an unreferenced one is demoted.
  *
- *  - the reuse distance of a refaulting cold page, in eviction time, is
- *    r = d + I: d evictions while it was out (from the table), and about
- *    I evictions while it crossed the inactive list of I pages;
+ * The policy then reads:
  *
- *  - the reuse distance of a hot page is R_hot = A * E / H, where A pages
- *    are active and H references to active pages were seen while E pages
- *    were evicted (both decayed by halving): each hot page is referenced
- *    every A / (H / E) evictions on average.
+ *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
+ *	refault, active below target:		promote (the hot set fills)
+ *	refault, a demoted victim is unspent:	promote, spending it
+ *	refault, otherwise:			keep cold, ask the hot hand to
+ *						move, m_c - 1 (the hot pages
+ *						all proved hot)
+ *	inactive page referenced again:		m_c + 1 (a cold hit in test;
+ *						the kernel activates it)
+ *	table entry expired unused:		m_c - 1 per page
  *
- * A refault is "within its test period" iff r < R_hot (with a margin, so
- * that exact ties, such as every page of a loop, do not churn).  Then:
- *
- *	active below the target:	promote; the list is still filling
- *	r < R_hot:			promote, owe one demotion, m_c + 1
- *	otherwise:			keep cold,             m_c - 1
- *	table entry expired unused:	m_c - 1 per page
- *
- * A refault of a page that had been hot (PG_workingset) is judged the same
- * way but does not adapt m_c: CLOCK-Pro demotes hot pages without a test
- * period.
- *
- * For a file read in a loop slightly larger than memory, every page has
- * the same reuse distance, so refaults are never hotter than the hot pages:
- * m_c shrinks to its floor, the active list fills to its maximum and holds,
- * and each pass hits on the active part, about (m - m_c) / N of the loop,
- * where LRU gets nothing.  With a one-time stream, entries expire unused,
- * m_c shrinks and the hot set is protected.  With a shifting working set,
- * hot pages stop being referenced, R_hot grows, newcomers are promoted and
- * the stale hot pages are demoted to pay for them.
+ * Victims are credited only while the active list is within its target;
+ * above it, demotions merely shrink the list.
  *
  *		Holding the target
  *
- * The kernel deactivates active pages in shrink_active_list().  The caller
- * asks cp_policy_deactivate() how many of nr_to_scan pages to deactivate:
+ * cp_policy_deactivate() tells the kernel how many of nr_to_scan active
+ * pages to scan:
  *
  *	escalated reclaim, or inactive below its floor:	all of them
  *	active above target + hysteresis:		the excess
- *	promotions owed:				that many
+ *	refaults waiting for the hot hand:		up to hand_batch
  *	otherwise:					none
  *
  * The floor (a share of the file LRU and a page minimum) keeps reclaim
@@ -110,7 +103,7 @@ int cp_policy_validate(const struct cp_policy_params *p)
 		return -EINVAL;
 	if (p->hyst_pct > 20 || p->floor_pct > 50)
 		return -EINVAL;
-	if (!p->margin_shift || p->margin_shift > 16)
+	if (!p->hand_batch || p->hand_batch > 4096)
 		return -EINVAL;
 	return 0;
 }
@@ -182,7 +175,7 @@ s64 cp_policy_target(const struct cp_policy_params *p,
 static void cp_grow(const struct cp_policy_params *p, struct cp_lru_state *s,
 		    const struct cp_lru_sizes *sz, u32 n)
 {
-	if (p->fixed_pct)
+	if (p->fixed_pct || !n)
 		return;
 	s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);
 	s->grow += n;
@@ -198,22 +191,12 @@ static void cp_shrink(const struct cp_policy_params *p,
 	s->shrink++;
 }
 
-/*
- * Is a cold page with reuse distance @r hotter than the hot pages?
- * r * H * (1 - 2^-margin) < A * E, i.e. r < R_hot with a margin.
- */
-static bool cp_in_test(const struct cp_policy_params *p,
-		       const struct cp_lru_state *s,
-		       const struct cp_lru_sizes *sz, u64 r)
+static void cp_ensure_init(const struct cp_policy_params *p,
+			   struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz)
 {
-	u64 lhs, rhs;
-
-	if (!s->hot_refs)
-		return true;	/* nothing hot is being used */
-	lhs = r * s->hot_refs;
-	lhs -= lhs >> p->margin_shift;
-	rhs = sz->active * s->evictions;
-	return lhs < rhs;
+	if (!s->target)
+		cp_policy_state_init(p, s, sz);
 }
 
 /**
@@ -222,7 +205,9 @@ static bool cp_in_test(const struct cp_policy_params *p,
  * @s: state of the lruvec the page is charged to
  * @sz: its current LRU sizes
  * @distance: refault distance from the nonresident table, in evictions
- * @flags: the table entry's flags (CP_FLAG_ACTIVE: it had been hot)
+ * @flags: the table entry's flags; CP_FLAG_ACTIVE marks a demoted hot
+ *	   page, which CLOCK-Pro demotes without a test period: its refault
+ *	   does not adapt m_c
  *
  * Adapts the hot target by CLOCK-Pro's rules (see the top of this file).
  *
@@ -234,39 +219,28 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 				  const struct cp_lru_sizes *sz,
 				  u64 distance, u32 flags)
 {
-	u64 lru = cp_lru(sz);
-	u64 hyst = CP_PCT(lru, p->hyst_pct);
-	s64 target;
-	bool was_hot = flags & CP_FLAG_ACTIVE;
+	u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;
 
-	if (!s->target)
-		cp_policy_state_init(p, s, sz);
-	target = cp_policy_target(p, s, sz);
-
-	if (distance > lru) {
+	cp_ensure_init(p, s, sz);
+	if (distance > cp_lru(sz)) {
 		/* Could not stay resident in all of memory: test over. */
-		if (!was_hot)
-			cp_grow(p, s, sz, 1);
+		cp_grow(p, s, sz, test);
 		s->kept_cold++;
 		return CP_KEEP_COLD;
 	}
-
-	if ((s64)(sz->active + s->owed + hyst) < target) {
+	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
 		s->promotions++;
-		return CP_PROMOTE;	/* still filling the hot target */
+		return CP_PROMOTE;	/* the hot set is still filling */
 	}
-
-	if (cp_in_test(p, s, sz, distance + sz->inactive)) {
-		if (!was_hot)
-			cp_shrink(p, s, sz);
-		if (s->owed < sz->active)
-			s->owed++;
+	if (s->credits) {
+		s->credits--;
 		s->promotions++;
-		return CP_PROMOTE;
+		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
-
-	if (!was_hot)
-		cp_grow(p, s, sz, 1);
+	/* Every hot page seen lately was referenced: they earn their keep. */
+	if (s->pending < 4 * (u64)p->hand_batch)
+		s->pending++;
+	cp_grow(p, s, sz, test);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
 }
@@ -282,79 +256,81 @@ void cp_policy_expired(const struct cp_policy_params *p,
 		       struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 		       u32 nr)
 {
-	if (!s->target)
-		cp_policy_state_init(p, s, sz);
+	cp_ensure_init(p, s, sz);
 	cp_grow(p, s, sz, nr);
 }
 
 /**
- * cp_policy_hot_ref - an active (hot) page was referenced
- * @s: lruvec state
- * @nr: pages referenced
- */
-void cp_policy_hot_ref(struct cp_lru_state *s, u32 nr)
-{
-	s->hot_refs += nr;
-}
-
-/**
- * cp_policy_evicted - pages were evicted from this lruvec
+ * cp_policy_cold_hit - a resident cold page was referenced again
+ * @p: parameters
  * @s: lruvec state
  * @sz: current LRU sizes
- * @nr: pages evicted
  *
- * Advances the window over which hot references are counted; the window is
- * halved once it spans twice the LRU, so R_hot follows the workload.
+ * The kernel activates an inactive page on its second reference: a cold
+ * page reused within its test period, so m_c + 1.
  */
-void cp_policy_evicted(struct cp_lru_state *s, const struct cp_lru_sizes *sz,
-		       u32 nr)
+void cp_policy_cold_hit(const struct cp_policy_params *p,
+			struct cp_lru_state *s, const struct cp_lru_sizes *sz)
 {
-	s->evictions += nr;
-	if (s->evictions > 2 * cp_lru(sz) + 64) {
-		s->evictions >>= 1;
-		s->hot_refs >>= 1;
-	}
+	cp_ensure_init(p, s, sz);
+	cp_shrink(p, s, sz);
 }
 
 /**
- * cp_policy_deactivate - how many active pages to deactivate now
+ * cp_policy_hot_scanned - the hot hand reached an active page
+ * @s: lruvec state
+ * @sz: current LRU sizes
+ * @referenced: the page was referenced since the hand last passed
+ *
+ * Return: true to rotate the page (keep it hot; the caller clears its
+ * reference), false to let it be demoted.
+ */
+bool cp_policy_hot_scanned(struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz, bool referenced)
+{
+	if (referenced) {
+		s->rotated++;
+		return true;
+	}
+	s->demoted++;
+	if (s->target && (s64)sz->active <= s->target &&
+	    s->credits < sz->active)
+		s->credits++;
+	return false;
+}
+
+/**
+ * cp_policy_deactivate - how many active pages to scan now
  * @p: parameters
  * @s: lruvec state
  * @sz: current LRU sizes
  * @nr_to_scan: what the kernel asked for
  * @escalated: reclaim is struggling (high scan priority, forced pass)
  *
- * Return: pages to deactivate; 0 means hold the active list.
+ * Return: pages to scan; 0 means hold the active list.
  */
 u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated)
 {
 	u64 hyst = CP_PCT(cp_lru(sz), p->hyst_pct);
-	u64 batch = max_t(u64, nr_to_scan, 32);
 	s64 target;
 	u64 n;
 
 	if (escalated || sz->inactive < cp_floor(p, sz))
 		return nr_to_scan;
 
-	if (!s->target)
-		cp_policy_state_init(p, s, sz);
+	cp_ensure_init(p, s, sz);
 	target = cp_policy_target(p, s, sz);
-
 	if ((s64)sz->active > target + (s64)hyst) {
-		n = min_t(u64, sz->active - (u64)target, max_t(u64, batch, 1024));
+		n = min_t(u64, sz->active - (u64)target,
+			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
 		return n;
 	}
-	if ((s64)sz->active + (s64)hyst <= target) {
-		s->owed = 0;	/* room to spare: promotions are free */
-		s->skips++;
-		return 0;
-	}
-	if (s->owed) {
-		n = min(s->owed, batch);
-		s->owed -= n;
+	if (s->pending) {
+		n = min_t(u64, s->pending, p->hand_batch);
+		s->pending -= n;
 		s->trims++;
 		return n;
 	}

@@ -19,7 +19,7 @@ struct cp_policy_params {
 	u32 hyst_pct;		/* +- dead band around the target */
 	u32 floor_pct;		/* inactive list never held below this */
 	u32 floor_pages;	/* ... nor below this many pages */
-	u32 margin_shift;	/* hot test: r < R_hot * (1 - 2^-margin_shift) */
+	u32 hand_batch;		/* hot-hand pages scanned per request */
 };
 
 #define CP_POLICY_DEFAULTS {					\
@@ -31,22 +31,23 @@ struct cp_policy_params {
 	.hyst_pct = 2,							\
 	.floor_pct = 3,							\
 	.floor_pages = 256,						\
-	.margin_shift = 3,						\
+	.hand_batch = 512,						\
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
 struct cp_lru_state {
 	s64 target;		/* hot target, pages; 0 = not yet set */
-	u64 hot_refs;		/* references to active pages (decayed) */
-	u64 evictions;		/* evictions over the same window (decayed) */
-	u64 owed;		/* promotions that must be paid by demotions */
+	u64 credits;		/* unreferenced hot pages demoted, unused */
+	u64 pending;		/* refaults waiting for the hot hand */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
 	u64 grow;		/* m_c - 1 events: hot target grew */
 	u64 shrink;		/* m_c + 1 events: hot target shrank */
+	u64 rotated;		/* hot pages given a second chance */
+	u64 demoted;		/* hot pages the hot hand demoted */
 	u64 skips;		/* deactivation requests refused */
-	u64 trims;		/* deactivation requests trimmed or forced */
+	u64 trims;		/* deactivation requests sized */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */
@@ -72,9 +73,10 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 void cp_policy_expired(const struct cp_policy_params *p,
 		       struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 		       u32 nr);
-void cp_policy_hot_ref(struct cp_lru_state *s, u32 nr);
-void cp_policy_evicted(struct cp_lru_state *s, const struct cp_lru_sizes *sz,
-		       u32 nr);
+void cp_policy_cold_hit(const struct cp_policy_params *p,
+			struct cp_lru_state *s, const struct cp_lru_sizes *sz);
+bool cp_policy_hot_scanned(struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz, bool referenced);
 u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated);
