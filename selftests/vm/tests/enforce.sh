@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# enforce: each workload on the stock kernel (classic LRU, and MGLRU where
+# the kernel has it) and with clockpro in enforce mode, side by side in one
+# boot, page cache dropped before every run.  Sizes are relative to C, the
+# guest's page cache.  Readahead is off for the hit-ratio figures (every
+# read is one page and mincore() tells exactly whether it was a hit); the
+# loop is repeated with readahead on.
+#
+# Asserted (defaults, no tuning):
+#   loop (1.25 C, 8 passes): passes 3-8 >= 0.72
+#   two pools (50% of reads over 0.5 C, 50% over 5 C): >= 0.47
+#   hot set (0.5 C, random) during a one-time stream of 4 C: >= 0.96
+#   Zipf 0.9 over 3 C: >= 0.74
+#   every workload but zigzag: no more than 1 point below the best stock
+#   zigzag (alternating-direction scans, where LRU is right): the loss is
+#   reported and bounded: clockpro keeps at least half of stock's hits
+#
+# The guest needs the classic LRU for enforce; with MGLRU on at boot
+# (--lru-gen 1) the test checks that enforce is refused and skips the rest.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. /lib/cp/lib.sh
+
+cp_module_present || tap_skip_all "no /clockpro.ko in the initramfs"
+
+LRU_GEN=/sys/kernel/mm/lru_gen/enabled
+if [ "$(cp_lru_gen)" = 1 ]; then
+	cp_module_load
+	if echo enforce >"$CP_DFS/mode" 2>/dev/null; then
+		tap_fail "enforce refused under MGLRU"
+	else
+		tap_ok "enforce refused under MGLRU, mode $(cat "$CP_DFS/mode")"
+	fi
+	cp_module_unload
+	tap_done
+fi
+
+PG=4096
+C=$(cp_cache_size)
+CPG=$((C / PG))
+MB=1048576
+mb() {	# bytes, rounded down to MiB
+	fint "$1 / $MB * $MB"
+}
+F=$(mb "$C * 5 / 4")
+HOT=$(mb "$C / 2")
+STREAM=$(mb "$C * 4")
+Z=$(mb "$C * 3")
+SMALL=$(mb "$C / 2")
+LARGE=$(mb "$C * 5")
+REGION=$(mb "$C * 8 / 10")
+ZZ=$(mb "$C * 5 / 4")
+NREADS=$((CPG * 3))
+tap_diag "kernel $(uname -r), C = $CPG pages; reads per random workload $NREADS"
+
+# run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
+# print "NAME CONFIG hit_ratio" to /tmp/enf.res
+run() {
+	cfg=$1
+	name=$2
+	case $cfg in
+	mglru) echo y >$LRU_GEN ;;
+	clockpro) cp_module_load mode=enforce ;;
+	esac
+	cp_drop_caches
+	out=/tmp/enf.$name.$cfg
+	case $name in
+	loop)
+		cp_workload "$out" loop "$CP_DATA" "$F" 8 --no-readahead >/dev/null
+		h=$(awk '$1 == "pass" && $2 >= 3 { s += $10; n++ } END { printf "%.4f", s / n }' "$out")
+		;;
+	loop_ra)
+		cp_workload "$out" loop "$CP_DATA" "$F" 8 --readahead >/dev/null
+		h=$(awk '$1 == "pass" && $2 >= 3 { s += $8; n++ } END { printf "%.4f", s / n }' "$out")
+		;;
+	hotstream)
+		cp_workload "$out" hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" >/dev/null
+		h=$(kv hot_hit_ratio "$out")
+		;;
+	zipf)
+		cp_workload "$out" zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 >/dev/null
+		h=$(kv hit_ratio "$out")
+		;;
+	twopools)
+		cp_workload "$out" twopools "$CP_DATA" "$SMALL" "$SMALL" "$LARGE" "$NREADS" >/dev/null
+		h=$(kv hit_ratio "$out")
+		;;
+	phase)
+		cp_workload "$out" phase "$CP_DATA" "$REGION" 0 "$REGION" 4 >/dev/null
+		h=$(kv phase2_hit_ratio "$out")
+		;;
+	zigzag)
+		cp_workload "$out" zigzag "$CP_DATA" "$ZZ" 6 >/dev/null
+		h=$(kv hit_ratio_steady "$out")
+		;;
+	esac
+	if [ "$cfg" = clockpro ]; then
+		tap_diag "$name clockpro: target $(cp_stat active_target) active $(cp_stat active_pages) inactive $(cp_stat inactive_pages) promoted $(cp_stat promoted) kept_cold $(cp_stat kept_cold) rotated $(cp_stat hand_rotated) demoted $(cp_stat hand_demoted) held $(cp_stat deactivate_held) grow $(cp_stat adapt_grow) shrink $(cp_stat adapt_shrink)"
+		cp_module_unload
+	fi
+	[ "$cfg" = mglru ] && echo n >$LRU_GEN
+	echo "$name $cfg $h" >>/tmp/enf.res
+	tap_diag "$name $cfg hit ratio $h"
+}
+
+res() {
+	awk -v n="$1" -v c="$2" '$1 == n && $2 == c { print $3 }' /tmp/enf.res
+}
+
+: >/tmp/enf.res
+cfgs="stock clockpro"
+[ -e $LRU_GEN ] && cfgs="stock mglru clockpro"
+for w in loop hotstream twopools zipf phase zigzag loop_ra; do
+	for cfg in $cfgs; do
+		run "$cfg" "$w"
+	done
+done
+
+tap_diag "workload     stock    mglru    clockpro"
+for w in loop loop_ra hotstream twopools zipf phase zigzag; do
+	tap_diag "$(printf '%-10s %8s %8s %8s' "$w" "$(res "$w" stock)" "$(res "$w" mglru)" "$(res "$w" clockpro)")"
+done
+
+tap_cmp "loop: passes 3-8 hit ratio $(res loop clockpro) >= 0.72 (stock $(res loop stock))" \
+	"$(res loop clockpro)" ">=" 0.72
+tap_cmp "two pools: $(res twopools clockpro) >= 0.47 (stock $(res twopools stock))" \
+	"$(res twopools clockpro)" ">=" 0.47
+tap_cmp "hot set during the stream: $(res hotstream clockpro) >= 0.96" \
+	"$(res hotstream clockpro)" ">=" 0.96
+tap_cmp "Zipf 0.9: $(res zipf clockpro) >= 0.74" "$(res zipf clockpro)" ">=" 0.74
+for w in loop loop_ra hotstream twopools zipf phase; do
+	best=$(awk -v n="$w" '$1 == n && $2 != "clockpro" && $3 > b { b = $3 } END { print b + 0 }' /tmp/enf.res)
+	tap_cmp "$w: clockpro $(res "$w" clockpro) no more than 1 point below the best stock $best" \
+		"$(res "$w" clockpro)" ">=" "$(fcalc "$best - 0.01")"
+done
+zs=$(res zigzag stock)
+tap_cmp "zigzag (LRU-friendly): clockpro $(res zigzag clockpro) keeps at least half of stock's $zs" \
+	"$(res zigzag clockpro)" ">=" "$(fcalc "$zs / 2")"
+
+if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
+	tap_fail "no kernel warnings"
+else
+	tap_ok "no kernel warnings"
+fi
+tap_done

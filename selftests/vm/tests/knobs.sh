@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# knobs: every tunable refuses bad input with an error, and the value stays
+# what it was; good input is taken, through debugfs and through the module
+# parameters alike; a bad load-time parameter fails the load with one clear
+# dmesg line; enforce is refused under MGLRU.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. /lib/cp/lib.sh
+
+cp_module_present || tap_skip_all "no /clockpro.ko in the initramfs"
+
+PAR=/sys/module/clockpro/parameters
+
+# bad_write FILE VALUE: the write must fail and leave FILE unchanged.
+bad_write() {
+	before=$(cat "$1")
+	if printf '%s' "$2" >"$1" 2>/dev/null; then
+		tap_fail "$1 refuses '$2'" "write succeeded, now $(cat "$1")"
+		return
+	fi
+	after=$(cat "$1")
+	if [ "$before" = "$after" ]; then
+		tap_ok "$1 refuses '$2', stays $after"
+	else
+		tap_fail "$1 refuses '$2'" "value changed: $before -> $after"
+	fi
+}
+
+good_write() {
+	if printf '%s' "$2" >"$1" && [ "$(cat "$1")" = "$2" ]; then
+		tap_ok "$1 takes $2"
+	else
+		tap_fail "$1 takes $2" "reads $(cat "$1")"
+	fi
+}
+
+cp_module_load
+for dir in "$CP_DFS" "$PAR"; do
+	for k in target_min_pct target_max_pct target_init_pct fixed_pct \
+		 hyst_pct floor_pct; do
+		bad_write "$dir/$k" -1
+		bad_write "$dir/$k" abc
+		bad_write "$dir/$k" 1000
+	done
+	bad_write "$dir/step" 0
+	bad_write "$dir/hand_batch" 0
+	bad_write "$dir/hand_batch" 100000
+	bad_write "$dir/hist_rows" 0
+	bad_write "$dir/hist_rows" 257
+	# Inconsistent with the others: min above max, max leaving no floor.
+	bad_write "$dir/target_min_pct" 96
+	bad_write "$dir/target_max_pct" 97
+	bad_write "$dir/target_max_pct" 5
+	bad_write "$dir/mode" bogus
+	good_write "$dir/step" 4
+	good_write "$dir/step" 1
+	good_write "$dir/hist_rows" 64
+done
+bad_write "$CP_DFS/refaults" 5
+if printf 2 >"$CP_DFS/reset" 2>/dev/null; then
+	tap_fail "reset refuses 2"
+else
+	tap_ok "reset refuses 2"
+fi
+if printf 0 >"$CP_DFS/refaults"; then
+	tap_ok "refaults: writing 0 clears it"
+else
+	tap_fail "refaults: writing 0 clears it"
+fi
+tap_check "dmesg names the refused knob" sh -c "dmesg | grep -q 'clockpro: hand_batch: 100000 out of range'"
+
+if [ "$(cp_lru_gen)" = 1 ]; then
+	bad_write "$CP_DFS/mode" enforce
+	bad_write "$PAR/mode" enforce
+	tap_check "dmesg explains the enforce refusal" sh -c "dmesg | grep -q 'enforce refused: the multi-gen LRU is on'"
+else
+	good_write "$CP_DFS/mode" enforce
+	good_write "$PAR/mode" observe
+	good_write "$PAR/mode" enforce
+	good_write "$CP_DFS/mode" observe
+fi
+cp_module_unload
+
+# Bad load-time parameters: the load fails, nothing stays behind.
+for p in table_pct=0 table_pct=5000 hist_rows=0 target_min_pct=90 step=0 mode=fast; do
+	if cp_module_load "$p" 2>/dev/null; then
+		tap_fail "insmod $p refused"
+		cp_module_unload
+	elif cp_module_loaded || [ -d "$CP_DFS" ]; then
+		tap_fail "insmod $p refused" "module or debugfs left behind"
+	else
+		tap_ok "insmod $p refused, nothing left behind"
+	fi
+done
+tap_check "dmesg explains table_pct=5000" sh -c "dmesg | grep -q 'table_pct=5000 out of range'"
+if [ "$(cp_lru_gen)" = 1 ]; then
+	if cp_module_load mode=enforce 2>/dev/null; then
+		tap_fail "insmod mode=enforce refused under MGLRU"
+		cp_module_unload
+	else
+		tap_ok "insmod mode=enforce refused under MGLRU"
+	fi
+fi
+
+if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
+	tap_fail "no kernel warnings"
+else
+	tap_ok "no kernel warnings"
+fi
+tap_done

@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# observe: the observe path end to end on a stock kernel, under real reclaim
+# (a small guest).  A file of F = 1.25 x C (C: the guest's page cache) is
+# read in a loop, readahead off and on:
+#
+#  - first pass: New ~ pages read, Beyond ~ 0;
+#  - passes 3-5: >= 95% of insertions found in the table;
+#  - >= 90% of refaults within +-10% of the true distance F - R, R being
+#    the resident file pages: in a loop every page comes back after the
+#    other F - R pages of the file have been read, each evicting one page;
+#  - the module's refault count within 3% of the kernel's where the kernel
+#    keeps shadows (classic LRU: workingset_refault_file; MGLRU counts only
+#    refaults of its youngest generations there, so we compare with the
+#    kernel's own workingset_refault() calls, counted by the module);
+#  - a table smaller than the distance: Beyond takes the refaults;
+#  - a file deleted and recreated (same name, often the same inode number
+#    and mapping address) is New, not a refault of the dead file.
+#
+# Observe mode must change nothing: the refault count and the hit ratio of
+# the same loop are compared with the module unloaded.
+set -eu
+# shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
+. /lib/cp/lib.sh
+
+cp_module_present || tap_skip_all "no /clockpro.ko in the initramfs"
+
+PG=4096
+C=$(cp_cache_size)
+F=$(fint "$C * 5 / 4 / $PG * $PG")
+FP=$((F / PG))
+CP=$((C / PG))
+D0=$((FP - CP))
+W=$((D0 / 100))
+[ "$W" -ge 1 ] || W=1
+MGLRU=$(cp_lru_gen)
+tap_diag "kernel $(uname -r) lru_gen $MGLRU C=$CP pages F=$FP pages expected distance ~$D0 (row width $W)"
+
+# Sum of the histogram rows lying wholly inside [lo, hi].
+hist_between() {
+	awk -v lo="$1" -v hi="$2" '$2 == "-" && $3 ~ /^[0-9]+$/ {
+		if ($1 >= lo && $3 <= hi) s += $4 } END { print s + 0 }' "$CP_DFS/refaults"
+}
+hist_total() {
+	awk '$2 == "-" { s += $4 } END { print s + 0 }' "$CP_DFS/refaults"
+}
+pct() {
+	fcalc "100 * ($1) / ($2 > 0 ? $2 : 1)"
+}
+
+run_loop() {	# $1: label, $2: readahead option
+	label=$1
+	ra=$2
+
+	cp_drop_caches
+	cp_module_load hist_rows=256 hist_width=$W
+	cp_workload /tmp/obs.p1 loop "$CP_DATA" "$F" 1 "$ra" >/dev/null
+	new=$(cp_stat new)
+	beyond=$(cp_stat beyond)
+	tap_diag "$label pass 1: insertions $(cp_stat insertions) new $new beyond $beyond refaults $(cp_stat refaults)"
+	tap_cmp "$label: first pass New within 5% of pages read ($new vs $FP)" \
+		"$(pct "$new - $FP" "$FP" | tr -d -)" "<=" 5
+	tap_cmp "$label: first pass Beyond below 1% ($beyond)" "$(pct "$beyond" "$FP")" "<" 1
+
+	# Pass 2 refaults the pages evicted while the cache first filled, when
+	# the file LRU was not yet at its steady size: measure from pass 3.
+	cp_workload /tmp/obs.p2 loop "$CP_DATA" "$F" 1 "$ra" >/dev/null
+	echo 1 >"$CP_DFS/reset"
+	ws0=$(vmstat workingset_refault_file)
+	cp_workload /tmp/obs.loop loop "$CP_DATA" "$F" 3 "$ra" >/dev/null
+	ws1=$(vmstat workingset_refault_file)
+	r_kb=$(file_lru_kb)
+	ins=$(cp_stat insertions)
+	ref=$(cp_stat refaults)
+	shadow=$(cp_stat kernel_shadow_refaults)
+	beyond=$(cp_stat beyond)
+	found=$(pct "$ref" "$ins")
+	tap_diag "$label passes 3-5: insertions $ins refaults $ref new $(cp_stat new) beyond $beyond kernel shadows $shadow vmstat delta $((ws1 - ws0)) file LRU ${r_kb} kB"
+	tap_diag "$label hit ratio steady $(kv hit_ratio_steady /tmp/obs.loop)"
+	tap_cmp "$label: $found% of insertions found in the table (>= 95)" "$found" ">=" 95
+
+	rp=$((r_kb * 1024 / PG))
+	d=$((FP - rp))
+	tot=$(hist_total)
+	near=$(hist_between "$(fint "$d * 0.9")" "$(fint "$d * 1.1 + 1")")
+	within=$(pct "$near" "$tot")
+	awk -v w="$W" '$2 == "-" && $4 > 0' "$CP_DFS/refaults" | head -n 40 |
+		while IFS= read -r l; do tap_diag "  $l"; done
+	tap_cmp "$label: $within% of refaults within +-10% of F - R = $d (>= 90)" "$within" ">=" 90
+
+	if [ "$MGLRU" = 1 ]; then
+		kern=$shadow
+		why="kernel workingset_refault() calls (MGLRU's vmstat counts only refaults of live generations)"
+	else
+		kern=$((ws1 - ws0))
+		why="vmstat workingset_refault_file"
+	fi
+	diff=$(pct "$ref - $kern" "$kern" | tr -d -)
+	tap_cmp "$label: refaults $ref match $why $kern within 3% ($diff%)" "$diff" "<=" 3
+	tap_cmp "$label: Beyond below 1% while the table exceeds the distance ($beyond)" \
+		"$(pct "$beyond" "$ins")" "<" 1
+	cp_module_unload
+}
+
+run_loop "readahead off" --no-readahead
+run_loop "readahead on" --readahead
+
+# Observe changes nothing: same loop without the module.
+cp_drop_caches
+cp_workload /tmp/obs.stock loop "$CP_DATA" "$F" 4 --no-readahead >/dev/null
+hs=$(kv hit_ratio_steady /tmp/obs.stock)
+ho=$(kv hit_ratio_steady /tmp/obs.loop)
+tap_diag "steady hit ratio: stock $hs, module observing (readahead on run) $ho"
+cp_drop_caches
+cp_module_load
+cp_workload /tmp/obs.same loop "$CP_DATA" "$F" 4 --no-readahead >/dev/null
+hm=$(kv hit_ratio_steady /tmp/obs.same)
+cp_module_unload
+tap_cmp "observe mode leaves the hit ratio alone (stock $hs, observing $hm, |diff| <= 0.02)" \
+	"$(fcalc "$hm - $hs" | tr -d -)" "<=" 0.02
+
+# A table much smaller than the distance: refaults fall out (Beyond).
+cp_drop_caches
+cp_module_load table_pages=$((D0 / 4))
+cp_workload /tmp/obs.small loop "$CP_DATA" "$F" 3 --no-readahead >/dev/null
+ins=$(cp_stat insertions)
+beyond=$(cp_stat beyond)
+ref=$(cp_stat refaults)
+tap_diag "table of $((D0 / 4)) pages: insertions $ins refaults $ref beyond $beyond new $(cp_stat new)"
+tap_cmp "small table: Beyond > 0 ($beyond)" "$beyond" ">" 0
+tap_cmp "small table: Beyond takes most later-pass insertions ($beyond of $ins)" \
+	"$(pct "$beyond" "$((ins - FP))")" ">=" 80
+cp_module_unload
+
+# A dead file's entries must not be found by its successor.
+cp_drop_caches
+cp_module_load
+dd if=/dev/zero of=/mnt/reuse bs=1M count=32 2>/dev/null
+sync
+cat /mnt/reuse >/dev/null
+cp_workload /tmp/obs.evict loop "$CP_DATA" "$F" 1 >/dev/null	# evict it
+ino1=$(stat -c %i /mnt/reuse)
+rm /mnt/reuse
+sync
+cp_drop_caches
+echo 1 >"$CP_DFS/reset"
+dd if=/dev/zero of=/mnt/reuse bs=1M count=32 2>/dev/null
+sync
+cp_drop_caches
+cat /mnt/reuse >/dev/null
+ino2=$(stat -c %i /mnt/reuse)
+ref=$(cp_stat refaults)
+tap_diag "recreated file: inode $ino1 -> $ino2, insertions $(cp_stat insertions) refaults $ref new $(cp_stat new)"
+tap_cmp "a recreated file is not a refault of the dead one ($ref refaults)" "$ref" "<=" 81
+rm /mnt/reuse
+cp_module_unload
+
+if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
+	tap_fail "no kernel warnings"
+else
+	tap_ok "no kernel warnings"
+fi
+tap_done
