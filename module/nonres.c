@@ -49,7 +49,8 @@
  * 8% for a distance of 5% of the capacity (the quantisation is symmetric,
  * so the p95 error is smaller still).  No hand needs to be stored: the
  * bucket's circular order is recovered from the timestamps, and a new
- * entry replaces an empty slot, else an expired one, else the oldest.
+ * entry replaces an empty slot, else an expired one, else the oldest;
+ * every insert examines all sixteen slots and clears the expired ones.
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
@@ -57,10 +58,10 @@
  *
  * The 11-bit timestamp covers 2048 steps, 4 to 8 times the capacity.  An
  * entry older than half of that (max_age, 2 to 4 capacities) has expired:
- * it is treated as empty by inserts and ignored by lookups, so the modular
- * timestamp can never alias.  For an entry to outlive a full wrap its
- * bucket would have to see no insertion for max_age evictions, while it
- * expects 32 to 64 of them: a probability below e^-32.
+ * it is treated as empty by inserts and ignored by lookups, and every
+ * insert into its bucket clears it, so the modular timestamp cannot alias
+ * unless the bucket sees no insertion at all for max_age evictions, while
+ * it expects 32 to 64 of them: a probability below e^-32.
  *
  * A lookup that misses cannot tell a page never seen (New) from one that
  * fell out (Beyond); the caller settles that with the kernel's own
@@ -234,26 +235,40 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	for (attempt = 0; attempt < 3; attempt++) {
 		enum cp_remember_result res = CP_REMEMBER_DISPLACED;
 		u32 victim = 0, old = 0, oldest = 0;
+		bool have_slot = false;
 		u32 i;
 
+		/*
+		 * Look at every slot, even after finding a free one, and
+		 * clear the expired ones: an entry that no insert ever
+		 * examined could outlive a timestamp wrap.
+		 */
 		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
 			u32 c = READ_ONCE(b[i]);
 			u32 age;
 
 			if (!c) {
-				victim = i;
-				old = 0;
-				res = CP_REMEMBER_EMPTY;
-				break;
+				if (!have_slot) {
+					victim = i;
+					old = 0;
+					res = CP_REMEMBER_EMPTY;
+					have_slot = true;
+				}
+				continue;
 			}
 			age = cp_age(c, now_ts);
 			if (cp_expired(age)) {
-				victim = i;
-				old = c;
-				res = CP_REMEMBER_EXPIRED;
-				break;
+				if (!have_slot) {
+					victim = i;
+					old = c;
+					res = CP_REMEMBER_EXPIRED;
+					have_slot = true;
+				} else {
+					cp_cmpxchg32(&b[i], c, 0);
+				}
+				continue;
 			}
-			if (age >= oldest) {
+			if (!have_slot && age >= oldest) {
 				oldest = age;
 				victim = i;
 				old = c;

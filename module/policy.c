@@ -40,8 +40,8 @@
  *
  * The policy then reads:
  *
- *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
  *	refault, active below target:		promote (the hot set fills)
+ *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
  *	refault, a demoted victim is unspent:	promote, spending it
  *	refault, otherwise:			keep cold, ask the hot hand to
  *						move, m_c - 1 (the hot pages
@@ -116,7 +116,9 @@ static inline u64 cp_lru(const struct cp_lru_sizes *sz)
 static u64 cp_floor(const struct cp_policy_params *p,
 		    const struct cp_lru_sizes *sz)
 {
-	return max_t(u64, CP_PCT(cp_lru(sz), p->floor_pct), p->floor_pages);
+	/* floor_pages is for real memory sizes: never a 32nd of a tiny LRU */
+	return max_t(u64, CP_PCT(cp_lru(sz), p->floor_pct),
+		     min_t(u64, p->floor_pages, cp_lru(sz) / 32));
 }
 
 static s64 cp_clamp_target(const struct cp_policy_params *p,
@@ -222,15 +224,15 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;
 
 	cp_ensure_init(p, s, sz);
+	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
+		s->promotions++;
+		return CP_PROMOTE;	/* the hot set is still filling */
+	}
 	if (distance > cp_lru(sz)) {
 		/* Could not stay resident in all of memory: test over. */
 		cp_grow(p, s, sz, test);
 		s->kept_cold++;
 		return CP_KEEP_COLD;
-	}
-	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
-		s->promotions++;
-		return CP_PROMOTE;	/* the hot set is still filling */
 	}
 	if (s->credits) {
 		s->credits--;
@@ -272,8 +274,9 @@ void cp_policy_expired(const struct cp_policy_params *p,
 void cp_policy_cold_hit(const struct cp_policy_params *p,
 			struct cp_lru_state *s, const struct cp_lru_sizes *sz)
 {
-	cp_ensure_init(p, s, sz);
-	cp_shrink(p, s, sz);
+	/* Before the first refault the LRU may be tiny: no target from it. */
+	if (s->target)
+		cp_shrink(p, s, sz);
 }
 
 /**
