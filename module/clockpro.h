@@ -51,6 +51,27 @@ enum cp_stat_item {
 	CP_NR_STATS,
 };
 
+/*
+ * Verification of the distance estimate against the exact distance, for
+ * the pages of one inode: the exact eviction clock of each page index.
+ */
+enum cp_verify_item {
+	CP_VERIFY_REFAULTS,	/* refaults of the inode with an exact record */
+	CP_VERIFY_WITHIN_1,	/* estimate within 1% of the exact distance */
+	CP_VERIFY_WITHIN_5,
+	CP_VERIFY_WITHIN_10,
+	CP_VERIFY_OUTSIDE_10,
+	CP_VERIFY_UNRECORDED,	/* table hit, but no exact eviction record */
+	CP_NR_VERIFY,
+};
+
+struct cp_verify {
+	unsigned long ino;
+	unsigned long pages;	/* indices 0..pages-1 are recorded */
+	atomic64_t counts[CP_NR_VERIFY];
+	u64 clock[];		/* eviction clock + 1 per index; 0: none */
+};
+
 struct cp_pcpu_stats {
 	u64 v[CP_NR_STATS];
 };
@@ -80,6 +101,7 @@ struct cp_global {
 	struct cp_hist __percpu *hist;
 	struct cp_lruvec_slot *lruvecs;	/* CP_LRUVEC_SLOTS */
 	void *root_memcg;		/* struct mem_cgroup * */
+	struct cp_verify __rcu *verify;	/* NULL: off */
 };
 
 extern struct cp_global cp;

@@ -44,6 +44,8 @@
 #include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -539,6 +541,89 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+/*
+ * verify: "INO PAGES" starts recording the exact eviction time of pages
+ * 0..PAGES-1 of inode INO, and compares every refault's estimated distance
+ * with the exact one; "0" stops.  Reading shows the comparison.
+ */
+static void cp_verify_replace(struct cp_verify *v)
+{
+	struct cp_verify *old;
+
+	mutex_lock(&cp.knob_lock);
+	old = rcu_replace_pointer(cp.verify, v, lockdep_is_held(&cp.knob_lock));
+	mutex_unlock(&cp.knob_lock);
+	synchronize_rcu();	/* probe handlers run with preemption off */
+	vfree(old);
+}
+
+static ssize_t verify_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	unsigned long ino, pages = 0;
+	struct cp_verify *v = NULL;
+	char buf[48];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%lu %lu", &ino, &pages) < 1 || (ino && !pages) ||
+	    pages > totalram_pages() * 4) {
+		pr_err("verify: write \"INO PAGES\" (PAGES up to 4x RAM pages) or 0\n");
+		return -EINVAL;
+	}
+	if (ino) {
+		v = vzalloc(struct_size(v, clock, pages));
+		if (!v)
+			return -ENOMEM;
+		v->ino = ino;
+		v->pages = pages;
+	}
+	cp_verify_replace(v);
+	return len;
+}
+
+static const char * const cp_verify_names[CP_NR_VERIFY] = {
+	[CP_VERIFY_REFAULTS] = "verified_refaults",
+	[CP_VERIFY_WITHIN_1] = "within_1pct",
+	[CP_VERIFY_WITHIN_5] = "within_5pct",
+	[CP_VERIFY_WITHIN_10] = "within_10pct",
+	[CP_VERIFY_OUTSIDE_10] = "outside_10pct",
+	[CP_VERIFY_UNRECORDED] = "unrecorded",
+};
+
+static int verify_show(struct seq_file *m, void *p)
+{
+	struct cp_verify *v;
+	int i;
+
+	rcu_read_lock();
+	v = rcu_dereference(cp.verify);
+	seq_printf(m, "ino %lu\npages %lu\n", v ? v->ino : 0,
+		   v ? v->pages : 0);
+	for (i = 0; i < CP_NR_VERIFY; i++)
+		seq_printf(m, "%s %llu\n", cp_verify_names[i],
+			   v ? (u64)atomic64_read(&v->counts[i]) : 0);
+	rcu_read_unlock();
+	return 0;
+}
+
+static int verify_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, verify_show, NULL);
+}
+
+static const struct file_operations cp_verify_fops = {
+	.owner = THIS_MODULE,
+	.open = verify_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = verify_write,
+};
+
 static const struct file_operations cp_reset_fops = {
 	.owner = THIS_MODULE,
 	.write = reset_write,
@@ -590,6 +675,7 @@ static void cp_debugfs_init(void)
 			    &cp_refaults_fops);
 	debugfs_create_file("reset", 0200, cp_debugfs, NULL, &cp_reset_fops);
 	debugfs_create_file("mode", 0644, cp_debugfs, NULL, &cp_mode_fops);
+	debugfs_create_file("verify", 0600, cp_debugfs, NULL, &cp_verify_fops);
 	for (i = 0; i < CP_NR_KNOBS; i++)
 		debugfs_create_file_unsafe(cp_knobs[i].name, 0644, cp_debugfs,
 					   &cp_knobs[i], &cp_knob_fops);
@@ -692,6 +778,7 @@ static void __exit clockpro_exit(void)
 	debugfs_remove_recursive(cp_debugfs);
 	WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
 	cp_hooks_unregister();
+	vfree(rcu_dereference_protected(cp.verify, true));
 	kfree(cp.lruvecs);
 	free_percpu(cp.hist);
 	free_percpu(cp.stats);

@@ -36,6 +36,7 @@
 #include <linux/mmzone.h>
 #include <linux/pagemap.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/swap.h>
 
 #include "clockpro.h"
@@ -283,6 +284,50 @@ static int __kprobes cp_refault_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* === Distance verification (debug) === */
+
+static void cp_verify_evicted(const struct cp_key *k, unsigned long nr,
+			      u64 when)
+{
+	struct cp_verify *v = rcu_dereference_sched(cp.verify);
+	unsigned long i;
+
+	if (!v || k->swap || k->ino != v->ino)
+		return;
+	for (i = 0; i < nr && k->index + i < v->pages; i++)
+		WRITE_ONCE(v->clock[k->index + i], when + 1);
+}
+
+static void cp_verify_refault(const struct cp_key *k, unsigned long i,
+			      u64 now, u64 estimate)
+{
+	struct cp_verify *v = rcu_dereference_sched(cp.verify);
+	unsigned long idx = k->index + i;
+	u64 exact, err;
+	int item;
+
+	if (!v || k->swap || k->ino != v->ino || idx >= v->pages)
+		return;
+	exact = READ_ONCE(v->clock[idx]);
+	if (!exact) {
+		item = CP_VERIFY_UNRECORDED;
+		goto count;
+	}
+	exact = now - (exact - 1);
+	err = estimate > exact ? estimate - exact : exact - estimate;
+	if (err * 100 <= exact)
+		item = CP_VERIFY_WITHIN_1;
+	else if (err * 20 <= exact)
+		item = CP_VERIFY_WITHIN_5;
+	else if (err * 10 <= exact)
+		item = CP_VERIFY_WITHIN_10;
+	else
+		item = CP_VERIFY_OUTSIDE_10;
+	atomic64_inc(&v->counts[CP_VERIFY_REFAULTS]);
+count:
+	atomic64_inc(&v->counts[item]);
+}
+
 /* === Eviction === */
 
 static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -303,6 +348,7 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	for (i = 0; i < nr; i++)
 		res[cp_table_remember(&cp.table, cp_key_page(&k, i), when,
 				      eflags)]++;
+	cp_verify_evicted(&k, nr, when);
 
 	cp_count(CP_STAT_EVICTIONS, nr);
 	if (nr > 1)
@@ -386,6 +432,7 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 			continue;
 		hits++;
 		cp_hist_add(r.distance);
+		cp_verify_refault(&k, i, now, r.distance);
 		if (r.distance < best.distance)
 			best = r;
 	}

@@ -55,6 +55,11 @@ ZZ=$(mb "$C * 5 / 4")
 NREADS=$((CPG * 3))
 tap_diag "kernel $(uname -r), C = $CPG pages; reads per random workload $NREADS"
 
+# work ARGS...: run cpwork ARGS with its output in $out; never exits the test
+work() {
+	cpwork "$@" >"$out" 2>&1
+}
+
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
 # print "NAME CONFIG hit_ratio" to /tmp/enf.res
 run() {
@@ -66,36 +71,41 @@ run() {
 	esac
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
+	h=
 	case $name in
 	loop)
-		cp_workload "$out" loop "$CP_DATA" "$F" 8 --no-readahead >/dev/null
-		h=$(awk '$1 == "pass" && $2 >= 3 { s += $10; n++ } END { printf "%.4f", s / n }' "$out")
+		work loop "$CP_DATA" "$F" 8 --no-readahead &&
+		h=$(awk '$1 == "pass" && $2 >= 3 { s += $10; n++ } END { if (n) printf "%.4f", s / n }' "$out")
 		;;
 	loop_ra)
-		cp_workload "$out" loop "$CP_DATA" "$F" 8 --readahead >/dev/null
-		h=$(awk '$1 == "pass" && $2 >= 3 { s += $8; n++ } END { printf "%.4f", s / n }' "$out")
+		work loop "$CP_DATA" "$F" 8 --readahead &&
+		h=$(awk '$1 == "pass" && $2 >= 3 { s += $8; n++ } END { if (n) printf "%.4f", s / n }' "$out")
 		;;
 	hotstream)
-		cp_workload "$out" hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" >/dev/null
+		work hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" &&
 		h=$(kv hot_hit_ratio "$out")
 		;;
 	zipf)
-		cp_workload "$out" zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 >/dev/null
+		work zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 &&
 		h=$(kv hit_ratio "$out")
 		;;
 	twopools)
-		cp_workload "$out" twopools "$CP_DATA" "$SMALL" "$SMALL" "$LARGE" "$NREADS" >/dev/null
+		work twopools "$CP_DATA" "$SMALL" "$SMALL" "$LARGE" "$NREADS" &&
 		h=$(kv hit_ratio "$out")
 		;;
 	phase)
-		cp_workload "$out" phase "$CP_DATA" "$REGION" 0 "$REGION" 4 >/dev/null
+		work phase "$CP_DATA" "$REGION" 0 "$REGION" 4 &&
 		h=$(kv phase2_hit_ratio "$out")
 		;;
 	zigzag)
-		cp_workload "$out" zigzag "$CP_DATA" "$ZZ" 6 >/dev/null
+		work zigzag "$CP_DATA" "$ZZ" 6 &&
 		h=$(kv hit_ratio_steady "$out")
 		;;
 	esac
+	if [ -z "$h" ]; then
+		tap_fail "$name under $cfg produced a hit ratio" "$(tail -n 5 "$out")"
+		h=0
+	fi
 	if [ "$cfg" = clockpro ]; then
 		tap_diag "$name clockpro: target $(cp_stat active_target) active $(cp_stat active_pages) inactive $(cp_stat inactive_pages) promoted $(cp_stat promoted) kept_cold $(cp_stat kept_cold) rotated $(cp_stat hand_rotated) demoted $(cp_stat hand_demoted) held $(cp_stat deactivate_held) grow $(cp_stat adapt_grow) shrink $(cp_stat adapt_shrink)"
 		cp_module_unload

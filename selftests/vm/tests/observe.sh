@@ -7,9 +7,14 @@
 #
 #  - first pass: New ~ pages read, Beyond ~ 0;
 #  - passes 3-5: >= 95% of insertions found in the table;
-#  - >= 90% of refaults within +-10% of the true distance F - R, R being
-#    the resident file pages: in a loop every page comes back after the
-#    other F - R pages of the file have been read, each evicting one page;
+#  - >= 90% of refaults within +-10% of the true distance.  The module's
+#    verify file records the exact eviction clock of every page of the
+#    file and compares each refault's estimate with it.  The ideal loop
+#    distance F - R (R: resident file pages; every page comes back after
+#    the other F - R pages were read, each evicting one) is reported too,
+#    and asserted with readahead off, where reclaim is FIFO; with readahead
+#    on, 6.12 does not reclaim in FIFO order, so pages really do come back
+#    at other distances;
 #  - the module's refault count within 3% of the kernel's where the kernel
 #    keeps shadows (classic LRU: workingset_refault_file; MGLRU counts only
 #    refaults of its youngest generations there, so we compare with the
@@ -55,6 +60,7 @@ run_loop() {	# $1: label, $2: readahead option
 
 	cp_drop_caches
 	cp_module_load hist_rows=256 hist_width=$W
+	echo "$(stat -c %i "$CP_DATA") $FP" >"$CP_DFS/verify"
 	cp_workload /tmp/obs.p1 loop "$CP_DATA" "$F" 1 "$ra" >/dev/null
 	new=$(cp_stat new)
 	beyond=$(cp_stat beyond)
@@ -87,7 +93,18 @@ run_loop() {	# $1: label, $2: readahead option
 	within=$(pct "$near" "$tot")
 	awk -v w="$W" '$2 == "-" && $4 > 0' "$CP_DFS/refaults" | head -n 40 |
 		while IFS= read -r l; do tap_diag "  $l"; done
-	tap_cmp "$label: $within% of refaults within +-10% of F - R = $d (>= 90)" "$within" ">=" 90
+	if [ "$ra" = --no-readahead ]; then
+		tap_cmp "$label: $within% of refaults within +-10% of F - R = $d (>= 90)" "$within" ">=" 90
+	else
+		tap_diag "$label: $within% of refaults within +-10% of F - R = $d"
+	fi
+	vr=$(kv verified_refaults "$CP_DFS/verify")
+	vok=$(($(kv within_1pct "$CP_DFS/verify") + $(kv within_5pct "$CP_DFS/verify") + $(kv within_10pct "$CP_DFS/verify")))
+	tap_diag "$label verify: $(tr '\n' ' ' <"$CP_DFS/verify")"
+	tap_cmp "$label: $vr of the file's refaults compared with their exact distance" \
+		"$(pct "$vr" "$ref")" ">=" 90
+	tap_cmp "$label: $(pct "$vok" "$vr")% of refaults within +-10% of the exact distance (>= 90)" \
+		"$(pct "$vok" "$vr")" ">=" 90
 
 	if [ "$MGLRU" = 1 ]; then
 		kern=$shadow
@@ -106,19 +123,29 @@ run_loop() {	# $1: label, $2: readahead option
 run_loop "readahead off" --no-readahead
 run_loop "readahead on" --readahead
 
-# Observe changes nothing: same loop without the module.
+# Observe changes nothing: no enforce action is ever taken, and on a
+# kernel whose stock loop is deterministic (FIFO reclaim, ~0 hits) the hit
+# ratio is the same with and without the module.
 cp_drop_caches
 cp_workload /tmp/obs.stock loop "$CP_DATA" "$F" 4 --no-readahead >/dev/null
 hs=$(kv hit_ratio_steady /tmp/obs.stock)
-ho=$(kv hit_ratio_steady /tmp/obs.loop)
-tap_diag "steady hit ratio: stock $hs, module observing (readahead on run) $ho"
 cp_drop_caches
 cp_module_load
 cp_workload /tmp/obs.same loop "$CP_DATA" "$F" 4 --no-readahead >/dev/null
 hm=$(kv hit_ratio_steady /tmp/obs.same)
+acts=0
+for c in promoted kept_cold kernel_activations_undone deactivate_held deactivate_sized cold_hits hand_rotated hand_demoted; do
+	acts=$((acts + $(cp_stat $c)))
+done
 cp_module_unload
-tap_cmp "observe mode leaves the hit ratio alone (stock $hs, observing $hm, |diff| <= 0.02)" \
-	"$(fcalc "$hm - $hs" | tr -d -)" "<=" 0.02
+tap_cmp "observe mode takes no enforce action ($acts)" "$acts" "==" 0
+if [ "$(fcalc "$hs <= 0.05")" = 1 ]; then
+	tap_cmp "observe mode leaves the hit ratio alone (stock $hs, observing $hm, |diff| <= 0.02)" \
+		"$(fcalc "$hm - $hs" | tr -d -)" "<=" 0.02
+else
+	tap_skip "observe mode leaves the hit ratio alone (stock $hs, observing $hm)" \
+		"this kernel's stock loop hit ratio varies from run to run"
+fi
 
 # A table much smaller than the distance: refaults fall out (Beyond).
 cp_drop_caches
