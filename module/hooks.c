@@ -218,7 +218,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		cp_policy_cold_hit(p, &s->st, &sz);
 		break;
 	case CP_OP_HOT_SCANNED:
-		a->result = cp_policy_hot_scanned(&s->st, &sz, a->arg);
+		a->result = cp_policy_hot_scanned(p, &s->st, &sz, a->arg);
 		break;
 	case CP_OP_DEACTIVATE:
 		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
@@ -336,8 +336,8 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	unsigned int res[CP_REMEMBER_RACED + 1] = { 0 };
 	struct cp_op_args a = { 0 };
 	unsigned long i, nr;
+	u32 eflags, gone, expired = 0;
 	struct cp_key k;
-	u32 eflags;
 	u64 when;
 
 	if (!cp_folio_key(folio, &k))
@@ -345,9 +345,11 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	nr = folio_nr_pages(folio);
 	eflags = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
 	when = cp_table_clock_advance(&cp.table, nr);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		res[cp_table_remember(&cp.table, cp_key_page(&k, i), when,
-				      eflags)]++;
+				      eflags, &gone)]++;
+		expired += gone;
+	}
 	cp_verify_evicted(&k, nr, when);
 
 	cp_count(CP_STAT_EVICTIONS, nr);
@@ -355,14 +357,14 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 		cp_count(CP_STAT_EVICT_LARGE, nr);
 	if (k.swap)
 		cp_count(CP_STAT_SWAP_EVICTIONS, nr);
-	if (res[CP_REMEMBER_EXPIRED])
-		cp_count(CP_STAT_EXPIRED, res[CP_REMEMBER_EXPIRED]);
+	if (expired)
+		cp_count(CP_STAT_EXPIRED, expired);
 	if (res[CP_REMEMBER_DISPLACED])
 		cp_count(CP_STAT_DISPLACED, res[CP_REMEMBER_DISPLACED]);
 	if (res[CP_REMEMBER_RACED])
 		cp_count(CP_STAT_RACED, res[CP_REMEMBER_RACED]);
 
-	a.gone = res[CP_REMEMBER_EXPIRED] + res[CP_REMEMBER_DISPLACED];
+	a.gone = expired + res[CP_REMEMBER_DISPLACED];
 	if (!k.swap && a.gone && cp_enforcing())
 		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EXPIRED, &a);
 	return 0;

@@ -49,8 +49,8 @@
  * 8% for a distance of 5% of the capacity (the quantisation is symmetric,
  * so the p95 error is smaller still).  No hand needs to be stored: the
  * bucket's circular order is recovered from the timestamps, and a new
- * entry replaces an empty slot, else an expired one, else the oldest;
- * every insert examines all sixteen slots and clears the expired ones.
+ * entry replaces an empty slot, else the oldest; every insert clears the
+ * expired entries of its bucket first, and counts them.
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
@@ -58,10 +58,13 @@
  *
  * The 11-bit timestamp covers 2048 steps, 4 to 8 times the capacity.  An
  * entry older than half of that (max_age, 2 to 4 capacities) has expired:
- * it is treated as empty by inserts and ignored by lookups, and every
- * insert into its bucket clears it, so the modular timestamp cannot alias
- * unless the bucket sees no insertion at all for max_age evictions, while
- * it expects 32 to 64 of them: a probability below e^-32.
+ * it is ignored by lookups and cleared by the next insert into its bucket,
+ * so the modular timestamp cannot alias unless the bucket sees no
+ * insertion at all for another max_age evictions, while it expects 32 to
+ * 64 of them: a probability below e^-32.  Timestamps up to
+ * CP_TS_FUTURE (256) steps ahead of the caller's clock are read as age 0:
+ * CPUs take their eviction time and store their entry in either order.
+ * Ages 1024..1791 are thus expired, 1792..2047 "future".
  *
  * A lookup that misses cannot tell a page never seen (New) from one that
  * fell out (Beyond); the caller settles that with the kernel's own
@@ -113,7 +116,7 @@ static inline u64 cp_mix64(u64 x)
 u64 cp_key_hash(unsigned long mapping, unsigned long ino, u32 gen,
 		unsigned long index)
 {
-	u64 id = cp_mix64((u64)mapping ^ cp_mix64((u64)ino << 32 ^ gen));
+	u64 id = cp_mix64((u64)mapping ^ cp_mix64((u64)ino ^ cp_mix64(gen)));
 
 	return cp_mix64(id + (u64)index * 0x9e3779b97f4a7c15ULL);
 }
@@ -138,10 +141,16 @@ static inline u32 cp_ts(const struct cp_table *t, u64 clock)
 	return (u32)(clock >> t->shift) & CP_TS_MASK;
 }
 
-/* Age of a cookie in timestamp steps. */
+/*
+ * Age of a cookie in timestamp steps.  Another CPU may store an entry
+ * stamped a step or two after our own @now_ts: such an entry is from the
+ * "future", not 2047 steps old, and counts as age 0.
+ */
 static inline u32 cp_age(u32 cookie, u32 now_ts)
 {
-	return (now_ts - (cookie >> CP_TS_SHIFT)) & CP_TS_MASK;
+	u32 age = (now_ts - (cookie >> CP_TS_SHIFT)) & CP_TS_MASK;
+
+	return age >= CP_TS_RANGE - CP_TS_FUTURE ? 0 : age;
 }
 
 static inline bool cp_expired(u32 age)
@@ -157,7 +166,7 @@ static inline bool cp_expired(u32 age)
  */
 u32 cp_table_buckets(u64 entries)
 {
-	u64 n = (entries + CP_BUCKET_SLOTS - 1) / CP_BUCKET_SLOTS;
+	u64 n = entries / CP_BUCKET_SLOTS + !!(entries % CP_BUCKET_SLOTS);
 
 	return (u32)clamp(n, (u64)1, (u64)0xffffffffULL);
 }
@@ -217,66 +226,64 @@ u64 cp_table_clock_advance(struct cp_table *t, u32 nr)
  * @hash: cp_key_hash() of the page
  * @when: eviction time from cp_table_clock_advance()
  * @flags: CP_FLAG_* to keep with the entry
+ * @expired: if not NULL, set to the number of expired entries this call
+ *	     removed from the bucket, the replaced one included
  *
- * Never sleeps or allocates; bounded work (at most three scans of one
- * bucket).
+ * Every expired entry of the bucket is cleared on the way, so none can
+ * linger until its timestamp wraps; each is counted once.  Never sleeps
+ * or allocates; bounded work (at most three scans of one bucket).
  *
  * Return: what the new entry replaced.
  */
 enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
-					  u64 when, u32 flags)
+					  u64 when, u32 flags, u32 *expired)
 {
 	u32 *b = cp_bucket(t, hash);
 	u32 now_ts = cp_ts(t, when);
 	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
 		     cp_check(hash);
+	u32 cleared = 0;
 	int attempt;
 
 	for (attempt = 0; attempt < 3; attempt++) {
 		enum cp_remember_result res = CP_REMEMBER_DISPLACED;
 		u32 victim = 0, old = 0, oldest = 0;
-		bool have_slot = false;
+		int free_slot = -1;
 		u32 i;
 
-		/*
-		 * Look at every slot, even after finding a free one, and
-		 * clear the expired ones: an entry that no insert ever
-		 * examined could outlive a timestamp wrap.
-		 */
 		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
 			u32 c = READ_ONCE(b[i]);
-			u32 age;
 
+			if (c && cp_expired(cp_age(c, now_ts))) {
+				/* Clear it; a free slot is free either way. */
+				if (cp_cmpxchg32(&b[i], c, 0) == c)
+					cleared++;
+				c = 0;
+			}
 			if (!c) {
-				if (!have_slot) {
-					victim = i;
-					old = 0;
-					res = CP_REMEMBER_EMPTY;
-					have_slot = true;
-				}
+				if (free_slot < 0)
+					free_slot = i;
 				continue;
 			}
-			age = cp_age(c, now_ts);
-			if (cp_expired(age)) {
-				if (!have_slot) {
-					victim = i;
-					old = c;
-					res = CP_REMEMBER_EXPIRED;
-					have_slot = true;
-				} else {
-					cp_cmpxchg32(&b[i], c, 0);
-				}
-				continue;
-			}
-			if (!have_slot && age >= oldest) {
-				oldest = age;
+			if (cp_age(c, now_ts) >= oldest) {
+				oldest = cp_age(c, now_ts);
 				victim = i;
 				old = c;
 			}
 		}
-		if (cp_cmpxchg32(&b[victim], old, cookie) == old)
+		if (free_slot >= 0) {
+			victim = free_slot;
+			old = 0;
+			res = cleared ? CP_REMEMBER_EXPIRED : CP_REMEMBER_EMPTY;
+		}
+		if (cp_cmpxchg32(&b[victim], old, cookie) == old) {
+			if (expired)
+				*expired = cleared;
 			return res;
+		}
 	}
+	if (expired)
+		*expired = cleared;
 	return CP_REMEMBER_RACED;
 }
 

@@ -90,6 +90,9 @@ void cp_policy_defaults(struct cp_policy_params *p)
  */
 int cp_policy_validate(const struct cp_policy_params *p)
 {
+	if (p->target_max_pct > 100 || p->floor_pct > 100 ||
+	    p->fixed_pct > 100 || p->hyst_pct > 100)
+		return -EINVAL;	/* before any sum can wrap */
 	if (!p->target_min_pct || p->target_min_pct > p->target_max_pct)
 		return -EINVAL;
 	if (p->target_max_pct + p->floor_pct > 99)
@@ -225,8 +228,11 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 
 	cp_ensure_init(p, s, sz);
 	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
+		/* Room in the hot set; if a victim made it, it is spent. */
+		if (s->credits)
+			s->credits--;
 		s->promotions++;
-		return CP_PROMOTE;	/* the hot set is still filling */
+		return CP_PROMOTE;
 	}
 	if (distance > cp_lru(sz)) {
 		/* Could not stay resident in all of memory: test over. */
@@ -281,6 +287,7 @@ void cp_policy_cold_hit(const struct cp_policy_params *p,
 
 /**
  * cp_policy_hot_scanned - the hot hand reached an active page
+ * @p: parameters
  * @s: lruvec state
  * @sz: current LRU sizes
  * @referenced: the page was referenced since the hand last passed
@@ -288,7 +295,8 @@ void cp_policy_cold_hit(const struct cp_policy_params *p,
  * Return: true to rotate the page (keep it hot; the caller clears its
  * reference), false to let it be demoted.
  */
-bool cp_policy_hot_scanned(struct cp_lru_state *s,
+bool cp_policy_hot_scanned(const struct cp_policy_params *p,
+			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz, bool referenced)
 {
 	if (referenced) {
@@ -296,7 +304,7 @@ bool cp_policy_hot_scanned(struct cp_lru_state *s,
 		return true;
 	}
 	s->demoted++;
-	if (s->target && (s64)sz->active <= s->target &&
+	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
 	    s->credits < sz->active)
 		s->credits++;
 	return false;

@@ -24,6 +24,7 @@
 #define CP_TS_SHIFT		(32 - CP_TS_BITS)
 #define CP_TS_RANGE		BIT(CP_TS_BITS)
 #define CP_TS_MASK		(CP_TS_RANGE - 1)
+#define CP_TS_FUTURE		256	/* steps ahead read as "now" */
 #define CP_FLAG_ACTIVE		BIT(20)
 #define CP_CHECK_BITS		20
 #define CP_CHECK_MASK		(BIT(CP_CHECK_BITS) - 1)
@@ -45,7 +46,7 @@ struct cp_table {
 /* Result of cp_table_remember(): what the new entry replaced. */
 enum cp_remember_result {
 	CP_REMEMBER_EMPTY,	/* an empty slot */
-	CP_REMEMBER_EXPIRED,	/* an entry older than max_age */
+	CP_REMEMBER_EXPIRED,	/* a slot freed of entries older than max_age */
 	CP_REMEMBER_DISPLACED,	/* the bucket's oldest live entry */
 	CP_REMEMBER_RACED,	/* lost a race three times; nothing stored */
 };
@@ -63,7 +64,7 @@ size_t cp_table_bytes(u32 nbuckets);
 void cp_table_init(struct cp_table *t, u32 *slots, u32 nbuckets);
 u64 cp_table_clock_advance(struct cp_table *t, u32 nr);
 enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
-					  u64 when, u32 flags);
+					  u64 when, u32 flags, u32 *expired);
 bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 		     struct cp_refault *r);
 u64 cp_table_count(const struct cp_table *t, u64 now);

@@ -75,7 +75,8 @@ void cp_policy_expired(const struct cp_policy_params *p,
 		       u32 nr);
 void cp_policy_cold_hit(const struct cp_policy_params *p,
 			struct cp_lru_state *s, const struct cp_lru_sizes *sz);
-bool cp_policy_hot_scanned(struct cp_lru_state *s,
+bool cp_policy_hot_scanned(const struct cp_policy_params *p,
+			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz, bool referenced);
 u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,

@@ -307,28 +307,30 @@ static void k_table_init(struct kmodel *m, bool want_de)
 	}
 }
 
-/* Remember an evicted page; returns what the new entry replaced. */
-static enum cp_remember_result k_table_remember(struct kmodel *m, u32 p,
-						u32 flags)
+/*
+ * Remember an evicted page; returns how many entries left the table
+ * unused (expired ones cleared, or one displaced).
+ */
+static u32 k_table_remember(struct kmodel *m, u32 p, u32 flags)
 {
 	u64 when = cp_table_clock_advance(&m->table, 1);
 	enum cp_remember_result res;
+	u32 gone;
 
-	res = cp_table_remember(&m->table, m->hash[p], when, flags);
+	res = cp_table_remember(&m->table, m->hash[p], when, flags, &gone);
 	m->last_evict[p] = when;
-	if (res == CP_REMEMBER_EXPIRED)
-		m->expired++;
-	else if (res == CP_REMEMBER_DISPLACED)
+	m->expired += gone;
+	if (res == CP_REMEMBER_DISPLACED)
 		m->displaced++;
 	if (m->de) {
 		if (res == CP_REMEMBER_EXPIRED)
-			m->de->expired++;
+			m->de->expired += gone;
 		else if (res == CP_REMEMBER_DISPLACED)
 			m->de->displaced++;
 		else if (res == CP_REMEMBER_EMPTY)
 			m->de->empty++;
 	}
-	return res;
+	return gone + (res == CP_REMEMBER_DISPLACED);
 }
 
 /* Look a missing page up; scores the estimate when asked to. */
@@ -403,13 +405,13 @@ static void k_evict(struct kmodel *m, u32 p)
 	m->fl[p] = (u8)((m->fl[p] & KP_WS) ? KP_SHADOW | KP_SHADOW_WS :
 		   KP_SHADOW);
 	if (m->cp) {
-		enum cp_remember_result res;
 		struct cp_lru_sizes sz = k_sizes(m);
+		u32 gone;
 
-		res = k_table_remember(m, p, (m->fl[p] & KP_SHADOW_WS) ?
-					     CP_FLAG_ACTIVE : 0);
-		if (res == CP_REMEMBER_EXPIRED || res == CP_REMEMBER_DISPLACED)
-			cp_policy_expired(&m->o->cp, &m->st, &sz, 1);
+		gone = k_table_remember(m, p, (m->fl[p] & KP_SHADOW_WS) ?
+					      CP_FLAG_ACTIVE : 0);
+		if (gone)
+			cp_policy_expired(&m->o->cp, &m->st, &sz, gone);
 	}
 }
 
@@ -430,7 +432,7 @@ static void k_deactivate(struct kmodel *m, u64 n, bool hand)
 			bool ref = m->fl[p] & KP_REF;
 
 			sz.active++;	/* the page is isolated, not gone */
-			if (cp_policy_hot_scanned(&m->st, &sz, ref)) {
+			if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, ref)) {
 				m->fl[p] &= ~KP_REF;
 				k_add(m, p, K_ACTIVE);
 				m->rotated++;

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Mutation check of the unit tests: build them against deliberately broken
+# copies of module/nonres.c and module/policy.c, one defect each, and
+# require that every copy fails the tests.  A surviving mutant means an
+# assertion too weak to notice that defect.
+#
+#   mutants.sh CC OUTDIR
+#
+# Each mutant is a literal (fixed-string) replacement in the source; one
+# whose text no longer appears (the module changed) is reported as SKIP.
+set -u
+cc=$1 out=$2
+top=$(cd ../.. && pwd)
+cflags="-std=gnu11 -O1 -g -w -I$top/include -I$top/tools/include -I. -pthread"
+mkdir -p "$out"
+
+# file|name|from|to
+mutants=$(cat <<'EOF'
+nonres|distance always 0|r->distance = (u64)best_age << t->shift;|r->distance = 0;
+nonres|distance one step long|r->distance = (u64)best_age << t->shift;|r->distance = (u64)(best_age + 1) << t->shift;
+nonres|lookup never matches|if (!c \|\| (c & CP_CHECK_MASK) != check)|if (1)
+nonres|lookup does not consume|cp_cmpxchg32(&b[slot], best, 0) == best|cp_cmpxchg32(&b[slot], best, best) == best
+nonres|lookup takes the oldest match|if (cp_expired(age) \|\| age >= best_age)|if (cp_expired(age) \|\| (best && age <= best_age))
+nonres|lookup ignores expiry|if (cp_expired(age) \|\| age >= best_age)|if (age >= best_age)
+nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RANGE / 2 + 1;
+nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
+nonres|full bucket: slot 0 replaced|if (!have_slot && age >= oldest) {|if (0) {
+nonres|full bucket: youngest replaced|if (!have_slot && age >= oldest) {|if (!have_slot && (!i \|\| age < oldest)) {
+nonres|expired slots not reused|if (cp_expired(age)) {|if (0) {
+nonres|10-bit timestamps|return (u32)(clock >> t->shift) & CP_TS_MASK;|return (u32)(clock >> t->shift) & 0x3ff;
+nonres|coarse steps (64 per capacity)|(1ULL << (CP_STEPS_SHIFT + 1))|(1ULL << (CP_STEPS_SHIFT - 2))
+nonres|check value 10 bits|u32 c = (u32)hash & CP_CHECK_MASK;|u32 c = (u32)hash & 0x3ff;
+nonres|bucket from 8 low hash bits|u64 b = ((hash >> 32) * (u64)t->nbuckets) >> 32;|u64 b = (hash & 0xff) % t->nbuckets;
+nonres|flags not stored|(flags & CP_FLAG_ACTIVE) \||0 \|
+nonres|clock_advance returns the new clock|return (u64)cp_atomic64_add_return(nr, &t->clock) - nr;|return (u64)cp_atomic64_add_return(nr, &t->clock);
+nonres|count includes expired|if (c && !cp_expired(cp_age(c, now_ts)))|if (c)
+nonres|remember without cmpxchg|if (cp_cmpxchg32(&b[victim], old, cookie) == old)|if ((WRITE_ONCE(b[victim], cookie), 1))
+nonres|lookup without cmpxchg|if (cp_cmpxchg32(&b[slot], best, 0) == best) {|if ((WRITE_ONCE(b[slot], 0), 1)) {
+nonres|hash ignores the index|return cp_mix64(id + (u64)index * 0x9e3779b97f4a7c15ULL);|return cp_mix64(id + (u64)(index & 0xff) * 0x9e3779b97f4a7c15ULL);
+policy|grow does nothing|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);|s->target = cp_clamp_target(p, sz, s->target);
+policy|shrink grows|s->target = cp_clamp_target(p, sz, s->target - (s64)p->step);|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step);
+policy|target ignores the inactive floor|hi = min(hi, room);|(void)room;
+policy|target ignores min_pct|lo = min(lo, hi);|lo = 1;
+policy|deactivate holds below the floor|if (escalated \|\| sz->inactive < cp_floor(p, sz))|if (escalated)
+policy|deactivate ignores escalation|if (escalated \|\| sz->inactive < cp_floor(p, sz))|if (sz->inactive < cp_floor(p, sz))
+policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
+policy|credits not spent|s->credits--;|;
+policy|never fills the hot set|if ((s64)sz->active < cp_policy_target(p, s, sz)) {|if (0) {
+policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
+policy|credits above target|if (s->target && (s64)sz->active <= s->target &&|if (s->target &&
+policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
+policy|validate accepts max 100|if (p->target_max_pct + p->floor_pct > 99)|if (p->target_max_pct + p->floor_pct > 100)
+policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 test = 1;
+EOF
+)
+
+total=$(echo "$mutants" | wc -l)
+echo "TAP version 13"
+echo "1..$total"
+i=0 killed=0 survived=0 skipped=0
+echo "$mutants" | {
+while IFS= read -r line; do
+	i=$((i + 1))
+	file=$(echo "$line" | cut -d'|' -f1)
+	rest=$(echo "$line" | cut -d'|' -f2- | sed 's/\\|/\x01/g')
+	name=$(echo "$rest" | cut -d'|' -f1 | tr '\001' '|')
+	from=$(echo "$rest" | cut -d'|' -f2 | tr '\001' '|')
+	to=$(echo "$rest" | cut -d'|' -f3 | tr '\001' '|')
+	src="$top/module/$file.c"
+	mut="$out/m$i-$file.c"
+	FROM=$from TO=$to perl -0pe '
+		BEGIN { $f = $ENV{FROM}; $t = $ENV{TO}; $n = 0 }
+		$n += s/\Q$f\E/$t/;
+		END { exit($n ? 0 : 3) }' "$src" >"$mut"
+	if [ $? -ne 0 ]; then
+		echo "ok $i - $file: $name # SKIP text not found in module/$file.c"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	if [ "$file" = nonres ]; then
+		objs="test_nonres.c $mut"
+		bin="$out/m$i"
+		run="$bin"
+	else
+		objs="test_policy.c $mut $top/module/nonres.c"
+		bin="$out/m$i"
+		run="$bin"
+	fi
+	if ! $cc $cflags -o "$bin" $objs -lm 2>"$out/m$i.log"; then
+		echo "not ok $i - $file: $name # does not compile, see $out/m$i.log"
+		survived=$((survived + 1))
+		continue
+	fi
+	CP_TEST_SCALE=0.25 timeout 120 "$run" >"$out/m$i.out" 2>&1
+	rc=$?
+	by=$(grep '^not ok' "$out/m$i.out" | grep -v '# TODO' |
+	     sed 's/^not ok [0-9]* - //' | tr '\n' ' ')
+	if [ $rc -ne 0 ]; then
+		[ $rc -eq 124 ] && by="(timeout) $by"
+		[ -z "$by" ] && by="(crash, exit $rc)"
+		echo "ok $i - $file: $name # killed by: $by"
+		killed=$((killed + 1))
+	else
+		echo "not ok $i - $file: $name # SURVIVED"
+		survived=$((survived + 1))
+	fi
+done
+echo "# $killed killed, $survived survived, $skipped skipped"
+echo "# Totals: pass:$killed fail:$survived xfail:0 xpass:0 skip:$skipped error:0"
+[ $survived -eq 0 ]
+}

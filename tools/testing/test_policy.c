@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the adaptive hot/cold policy, module/policy.c, built from
+ * the module's own source.  The spec is the top comment of policy.c and
+ * the field comments of include/clockpro/policy.h.
+ */
+#include "clockpro/nonres.h"
+#include "clockpro/policy.h"
+#include "tap.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static struct cp_lru_sizes sizes(u64 active, u64 inactive)
+{
+	return (struct cp_lru_sizes){ .active = active, .inactive = inactive };
+}
+
+static u64 pct(u64 v, u32 p)
+{
+	return (u64)((unsigned __int128)v * p / 100);
+}
+
+/* max(floor_pct of the LRU, floor_pages but at most a 32nd of the LRU) */
+static u64 floor_of(const struct cp_policy_params *p,
+		    const struct cp_lru_sizes *sz)
+{
+	u64 lru = sz->active + sz->inactive;
+	u64 f = pct(lru, p->floor_pct), pages = p->floor_pages;
+
+	if (pages > lru / 32)
+		pages = lru / 32;
+	return f > pages ? f : pages;
+}
+
+/*
+ * The bounds a target must respect, from the spec: at most max_pct of the
+ * LRU and never so much that the inactive list drops below its floor; at
+ * least min_pct unless the floor forbids it; always at least one page.
+ */
+static void bounds(const struct cp_policy_params *p,
+		   const struct cp_lru_sizes *sz, s64 *lo, s64 *hi)
+{
+	u64 lru = sz->active + sz->inactive, fl = floor_of(p, sz);
+	s64 h = (s64)pct(lru, p->target_max_pct), l;
+
+	if ((s64)(lru - (lru < fl ? lru : fl)) < h)
+		h = (s64)(lru - (lru < fl ? lru : fl));
+	if (h < 1)
+		h = 1;
+	l = (s64)pct(lru, p->target_min_pct);
+	if (l > h)
+		l = h;
+	if (l < 1)
+		l = 1;
+	*lo = l;
+	*hi = h;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_defaults(void)
+{
+	struct cp_policy_params p, q = CP_POLICY_DEFAULTS;
+
+	memset(&p, 0xa5, sizeof(p));
+	cp_policy_defaults(&p);
+	CHECK(cp_policy_validate(&p) == 0, "defaults rejected");
+	CHECK(!memcmp(&p, &q, sizeof(p)),
+	      "cp_policy_defaults() and CP_POLICY_DEFAULTS differ");
+	CHECK(p.target_min_pct < p.target_init_pct &&
+	      p.target_init_pct < p.target_max_pct && !p.fixed_pct,
+	      "defaults: min %u init %u max %u fixed %u", p.target_min_pct,
+	      p.target_init_pct, p.target_max_pct, p.fixed_pct);
+}
+
+#define MUT(field, value)	{ #field " = " #value, \
+				  offsetof(struct cp_policy_params, field), \
+				  (value) }
+
+struct mutation {
+	const char *what;
+	size_t off;
+	u32 value;
+};
+
+static struct cp_policy_params mutate(const struct mutation *m, int n)
+{
+	struct cp_policy_params p;
+	int i;
+
+	cp_policy_defaults(&p);
+	for (i = 0; i < n; i++)
+		memcpy((char *)&p + m[i].off, &m[i].value, sizeof(u32));
+	return p;
+}
+
+static void test_validate(void)
+{
+	/* Each row: a parameter set (defaults + up to 3 changes). */
+	static const struct {
+		int want;	/* 0 or -EINVAL */
+		struct mutation m[3];
+	} cases[] = {
+		{ -EINVAL, { MUT(target_min_pct, 0) } },
+		{ -EINVAL, { MUT(target_min_pct, 60), MUT(target_max_pct, 50),
+			     MUT(target_init_pct, 55) } },
+		{ -EINVAL, { MUT(target_max_pct, 100),
+			     MUT(floor_pct, 0) } },
+		{ -EINVAL, { MUT(target_max_pct, 150),
+			     MUT(floor_pct, 0) } },
+		{ -EINVAL, { MUT(target_max_pct, 97) } },	/* + floor 3 */
+		{ -EINVAL, { MUT(target_init_pct, 5) } },	/* < min */
+		{ -EINVAL, { MUT(target_init_pct, 96) } },	/* > max */
+		{ -EINVAL, { MUT(fixed_pct, 97) } },	/* + floor 3 */
+		{ -EINVAL, { MUT(fixed_pct, 100), MUT(floor_pct, 0) } },
+		{ -EINVAL, { MUT(step, 0) } },
+		{ -EINVAL, { MUT(step, 65537) } },
+		{ -EINVAL, { MUT(hyst_pct, 21) } },
+		{ -EINVAL, { MUT(floor_pct, 51), MUT(target_max_pct, 40) } },
+		{ -EINVAL, { MUT(hand_batch, 0) } },
+		{ -EINVAL, { MUT(hand_batch, 4097) } },
+		{ -EINVAL, { MUT(floor_pct, 0xffffffffU),
+			     MUT(target_max_pct, 1),
+			     MUT(target_min_pct, 1) } },
+		/* The edges that are allowed. */
+		{ 0, { MUT(target_max_pct, 96) } },
+		{ 0, { MUT(target_max_pct, 99), MUT(floor_pct, 0) } },
+		{ 0, { MUT(target_min_pct, 95), MUT(target_init_pct, 95) } },
+		{ 0, { MUT(target_min_pct, 1), MUT(target_init_pct, 1) } },
+		{ 0, { MUT(fixed_pct, 96) } },
+		{ 0, { MUT(step, 65536) } },
+		{ 0, { MUT(hyst_pct, 20) } },
+		{ 0, { MUT(hyst_pct, 0) } },
+		{ 0, { MUT(floor_pct, 50), MUT(target_max_pct, 49),
+		       MUT(target_init_pct, 40) } },
+		{ 0, { MUT(floor_pages, 0) } },
+		{ 0, { MUT(hand_batch, 1) } },
+		{ 0, { MUT(hand_batch, 4096) } },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct cp_policy_params p;
+		int n = 0, got;
+
+		while (n < 3 && cases[i].m[n].what)
+			n++;
+		p = mutate(cases[i].m, n);
+		got = cp_policy_validate(&p);
+		CHECK(got == cases[i].want, "%s%s%s%s%s: got %d, want %d",
+		      cases[i].m[0].what, n > 1 ? ", " : "",
+		      n > 1 ? cases[i].m[1].what : "", n > 2 ? ", " : "",
+		      n > 2 ? cases[i].m[2].what : "", got, cases[i].want);
+	}
+}
+
+/*
+ * Percentages near 2^32 must not wrap past the "> 99" checks.  The module's
+ * knobs range-check first, but the simulator hands --param values straight
+ * to cp_policy_validate().
+ */
+static void test_validate_overflow(void)
+{
+	static const struct mutation m1[] = {
+		MUT(target_max_pct, 0xffffffffU), MUT(floor_pct, 1),
+	};
+	static const struct mutation m2[] = {
+		MUT(fixed_pct, 0xffffffffU), MUT(floor_pct, 1),
+	};
+	static const struct mutation m3[] = {
+		MUT(target_max_pct, 0xffffffe0U), MUT(floor_pct, 40),
+		MUT(target_init_pct, 0x80000000U),
+	};
+	struct cp_policy_params p;
+
+	p = mutate(m1, 2);
+	CHECK(cp_policy_validate(&p) == -EINVAL,
+	      "target_max_pct = 2^32-1 with floor_pct = 1 accepted");
+	p = mutate(m2, 2);
+	CHECK(cp_policy_validate(&p) == -EINVAL,
+	      "fixed_pct = 2^32-1 with floor_pct = 1 accepted");
+	p = mutate(m3, 3);
+	CHECK(cp_policy_validate(&p) == -EINVAL,
+	      "target_max_pct = 2^32-32 with floor_pct = 40 accepted");
+}
+
+/* ------------------------------------------------------------------ */
+
+static void random_params(uint64_t *rs, struct cp_policy_params *p)
+{
+	static const u32 steps[] = { 1, 2, 16, 1000, 65536 };
+	static const u32 fpages[] = { 0, 1, 256, 100000 };
+	static const u32 batches[] = { 1, 32, 512, 4096 };
+
+	p->floor_pct = (u32)tap_rand_below(rs, 51);
+	p->target_min_pct = 1 + (u32)tap_rand_below(rs, 99 - p->floor_pct);
+	p->target_max_pct = p->target_min_pct +
+			    (u32)tap_rand_below(rs, 100 - p->floor_pct -
+						p->target_min_pct);
+	p->target_init_pct = p->target_min_pct +
+			     (u32)tap_rand_below(rs, p->target_max_pct -
+						 p->target_min_pct + 1);
+	p->fixed_pct = tap_rand_below(rs, 4) ? 0 :
+		       1 + (u32)tap_rand_below(rs, 99 - p->floor_pct);
+	p->step = steps[tap_rand_below(rs, ARRAY_SIZE(steps))];
+	p->hyst_pct = (u32)tap_rand_below(rs, 21);
+	p->floor_pages = fpages[tap_rand_below(rs, ARRAY_SIZE(fpages))];
+	p->hand_batch = batches[tap_rand_below(rs, ARRAY_SIZE(batches))];
+}
+
+static u64 random_size(uint64_t *rs)
+{
+	switch (tap_rand_below(rs, 5)) {
+	case 0:
+		return tap_rand_below(rs, 16);
+	case 1:
+		return tap_rand_below(rs, 1000);
+	case 2:
+		return tap_rand_below(rs, 1ULL << 20);
+	case 3:
+		return tap_rand_below(rs, 1ULL << 28);
+	default:
+		return tap_rand_below(rs, 1ULL << 36);	/* 256 TiB */
+	}
+}
+
+struct rand_stats {
+	u64 events, bad_target, bad_adapted, held, fixed_moved, fixed_adapt;
+	u64 oversized, pending_over, promote, cold;
+	u64 credits_above;	/* credits granted above the target */
+};
+
+/*
+ * Any parameters, any sizes, any event sequence.  Sizes change now and
+ * then (one event in ten), as they do between reclaim passes.
+ */
+static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
+{
+	uint64_t rs = seed;
+	u64 run;
+
+	memset(st, 0, sizeof(*st));
+	for (run = 0; run < runs; run++) {
+		struct cp_policy_params p;
+		struct cp_lru_state s;
+		struct cp_lru_sizes sz = sizes(random_size(&rs),
+					       random_size(&rs));
+		s64 fixed_state = 0;
+		int i;
+
+		random_params(&rs, &p);
+		if (!CHECK(cp_policy_validate(&p) == 0,
+			   "random params rejected: min %u max %u init %u fixed %u floor %u",
+			   p.target_min_pct, p.target_max_pct,
+			   p.target_init_pct, p.fixed_pct, p.floor_pct))
+			continue;
+		if (tap_rand_below(&rs, 2))
+			cp_policy_state_init(&p, &s, &sz);
+		else
+			memset(&s, 0, sizeof(s));	/* set lazily */
+		for (i = 0; i < 200; i++) {
+			u64 op = tap_rand_below(&rs, 100), r;
+			u64 moves = s.grow + s.shrink, credits = s.credits;
+			s64 lo, hi, t;
+
+			if (tap_rand_below(&rs, 10) == 0)
+				sz = sizes(random_size(&rs), random_size(&rs));
+			if (op < 35) {
+				u64 lru = sz.active + sz.inactive;
+				u64 d = tap_rand_below(&rs, 2 * lru + 2);
+				u32 fl = tap_rand_below(&rs, 3) ?
+					 0 : CP_FLAG_ACTIVE;
+
+				if (cp_policy_refault(&p, &s, &sz, d, fl) ==
+				    CP_PROMOTE)
+					st->promote++;
+				else
+					st->cold++;
+			} else if (op < 45) {
+				cp_policy_expired(&p, &s, &sz,
+						  (u32)tap_rand_below(&rs, 64));
+			} else if (op < 55) {
+				cp_policy_cold_hit(&p, &s, &sz);
+			} else if (op < 80) {
+				bool ref = tap_rand_below(&rs, 2);
+
+				if (cp_policy_hot_scanned(&p, &s, &sz, ref) != ref)
+					st->bad_adapted++;
+				if (s.credits > credits &&
+				    (s64)sz.active > cp_policy_target(&p, &s,
+								      &sz))
+					st->credits_above++;
+			} else {
+				u64 nr = tap_rand_below(&rs, 4096);
+				bool esc = tap_rand_below(&rs, 4) == 0;
+				u64 cap = nr > 1024 ? nr : 1024;
+
+				if (cap < p.hand_batch)
+					cap = p.hand_batch;
+				r = cp_policy_deactivate(&p, &s, &sz, nr, esc);
+				if ((esc || sz.inactive < floor_of(&p, &sz)) &&
+				    r != nr)
+					st->held++;
+				if (r > cap)
+					st->oversized++;
+			}
+			if (s.pending > 4ULL * p.hand_batch)
+				st->pending_over++;
+			st->events++;
+			bounds(&p, &sz, &lo, &hi);
+			t = cp_policy_target(&p, &s, &sz);
+			if (t < lo || t > hi) {
+				if (!st->bad_target++)
+					CHECK(0,
+					      "target %lld outside [%lld, %lld] (A %llu I %llu, min %u max %u floor %u/%u fixed %u)",
+					      (long long)t, (long long)lo,
+					      (long long)hi,
+					      (unsigned long long)sz.active,
+					      (unsigned long long)sz.inactive,
+					      p.target_min_pct,
+					      p.target_max_pct, p.floor_pct,
+					      p.floor_pages, p.fixed_pct);
+			}
+			/* An adapted target obeys the sizes it was set at. */
+			if (s.grow + s.shrink != moves &&
+			    (s.target < lo || s.target > hi))
+				st->bad_adapted++;
+			if (p.fixed_pct && s.target) {
+				if (!fixed_state)
+					fixed_state = s.target;
+				else if (s.target != fixed_state)
+					st->fixed_moved++;
+			}
+		}
+		if (p.fixed_pct && (s.grow || s.shrink))
+			st->fixed_adapt++;
+	}
+}
+
+/*
+ * The target stays within its bounds, deactivation never holds the active
+ * list when the inactive one is under its floor or reclaim escalated, a
+ * fixed target never moves, the hand's backlog stays capped.
+ */
+static void test_random_events(void)
+{
+	u64 runs = tap_scaled(2000, 500);
+	struct rand_stats st;
+
+	random_events(&st, tap.seed, runs);
+	tap_info("%llu events over %llu random parameter sets: %llu promotions, %llu kept cold",
+		 (unsigned long long)st.events, (unsigned long long)runs,
+		 (unsigned long long)st.promote, (unsigned long long)st.cold);
+	CHECK(st.bad_target == 0, "%llu targets out of bounds",
+	      (unsigned long long)st.bad_target);
+	CHECK(st.bad_adapted == 0, "%llu adapted targets out of bounds",
+	      (unsigned long long)st.bad_adapted);
+	CHECK(st.held == 0,
+	      "%llu deactivations held back below the floor or escalated",
+	      (unsigned long long)st.held);
+	CHECK(st.fixed_moved == 0 && st.fixed_adapt == 0,
+	      "fixed targets moved %llu times, adapted in %llu runs",
+	      (unsigned long long)st.fixed_moved,
+	      (unsigned long long)st.fixed_adapt);
+	CHECK(st.oversized == 0,
+	      "%llu deactivations beyond max(nr_to_scan, 1024, hand_batch)",
+	      (unsigned long long)st.oversized);
+	CHECK(st.pending_over == 0, "%llu pending counts over 4 x hand_batch",
+	      (unsigned long long)st.pending_over);
+	CHECK(st.promote > st.events / 50 && st.cold > st.events / 50,
+	      "verdicts one-sided");
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * The rules of policy.c's top comment, one by one, with the default
+ * parameters at A = 1000 active and I = 1000 inactive pages: target 1000
+ * after init, hysteresis 40, floor 62 (256 pages, but at most a 32nd of
+ * the LRU), bounds [200, 1900].
+ */
+static void fresh(struct cp_policy_params *p, struct cp_lru_state *s,
+		  struct cp_lru_sizes *sz, u64 a, u64 i)
+{
+	cp_policy_defaults(p);
+	*sz = sizes(a, i);
+	cp_policy_state_init(p, s, sz);
+}
+
+static void test_rules(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	s64 lo, hi;
+	int v, k;
+
+	fresh(&p, &s, &sz, 1000, 1000);
+	CHECK(s.target == 1000, "init target %lld", (long long)s.target);
+	CHECK(cp_policy_target(&p, &s, &sz) == 1000, "target");
+
+	/* Refault beyond the LRU size: keep cold, test over, m_c - 1. */
+	v = cp_policy_refault(&p, &s, &sz, 2001, 0);
+	CHECK(v == CP_KEEP_COLD && s.target == 1001 && s.pending == 0,
+	      "beyond: verdict %d target %lld pending %llu", v,
+	      (long long)s.target, (unsigned long long)s.pending);
+	/* ... a demoted hot page's refault does not adapt. */
+	sz = sizes(1001, 999);
+	v = cp_policy_refault(&p, &s, &sz, 2001, CP_FLAG_ACTIVE);
+	CHECK(v == CP_KEEP_COLD && s.target == 1001,
+	      "beyond, was hot: verdict %d target %lld", v,
+	      (long long)s.target);
+	/* ... but a hot set below its target fills first. */
+	sz = sizes(900, 1100);
+	v = cp_policy_refault(&p, &s, &sz, 2001, 0);
+	CHECK(v == CP_PROMOTE && s.target == 1001,
+	      "beyond, filling: verdict %d target %lld", v,
+	      (long long)s.target);
+
+	/* Table entry expired unused: m_c - 1 per page. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	cp_policy_expired(&p, &s, &sz, 5);
+	CHECK(s.target == 1005 && s.grow == 5, "expired: target %lld",
+	      (long long)s.target);
+	cp_policy_expired(&p, &s, &sz, 0);
+	CHECK(s.target == 1005 && s.grow == 5, "expired 0: target %lld",
+	      (long long)s.target);
+
+	/* Inactive page referenced again: m_c + 1. */
+	cp_policy_cold_hit(&p, &s, &sz);
+	CHECK(s.target == 1004 && s.shrink == 1, "cold hit: target %lld",
+	      (long long)s.target);
+	/* ... not before the state exists (the LRU may still be tiny). */
+	memset(&s, 0, sizeof(s));
+	cp_policy_cold_hit(&p, &s, &sz);
+	CHECK(s.target == 0 && s.shrink == 0, "cold hit on no state: %lld",
+	      (long long)s.target);
+
+	/*
+	 * Active below target: promote, the hot set fills; no adaptation.
+	 * A victim's credit pays for the room it left.
+	 */
+	fresh(&p, &s, &sz, 999, 1001);
+	s.credits = 3;
+	v = cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(v == CP_PROMOTE && s.target == 1000 && s.credits == 2 &&
+	      s.pending == 0, "filling: verdict %d target %lld credits %llu",
+	      v, (long long)s.target, (unsigned long long)s.credits);
+
+	/* At the target with a demoted victim unspent: promote, spend it. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	s.credits = 2;
+	v = cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
+	      s.pending == 0, "credit: verdict %d credits %llu target %lld",
+	      v, (unsigned long long)s.credits, (long long)s.target);
+
+	/* Otherwise: keep cold, ask the hand to move, m_c - 1. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	v = cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001,
+	      "no victim: verdict %d pending %llu target %lld", v,
+	      (unsigned long long)s.pending, (long long)s.target);
+	sz = sizes(1001, 999);	/* the hot set filled the new room */
+	v = cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+	CHECK(v == CP_KEEP_COLD && s.pending == 2 && s.target == 1001,
+	      "no victim, was hot: verdict %d pending %llu target %lld", v,
+	      (unsigned long long)s.pending, (long long)s.target);
+	/* The backlog is capped at 4 hand batches. */
+	for (k = 0; k < 5000; k++)
+		cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+	CHECK(s.pending == 4ULL * p.hand_batch, "pending %llu",
+	      (unsigned long long)s.pending);
+
+	/* The hot hand: referenced pages rotate, others are demoted. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, true) && s.rotated == 1 &&
+	      s.credits == 0, "referenced: rotated %llu credits %llu",
+	      (unsigned long long)s.rotated, (unsigned long long)s.credits);
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1 &&
+	      s.credits == 1, "unreferenced: demoted %llu credits %llu",
+	      (unsigned long long)s.demoted, (unsigned long long)s.credits);
+	/* Above the target, demotions merely shrink the list. */
+	sz = sizes(1100, 900);
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.credits == 1,
+	      "above target: credits %llu", (unsigned long long)s.credits);
+	/* Credits never exceed the active list. */
+	sz = sizes(3, 1997);
+	s.credits = 0;
+	for (k = 0; k < 10; k++)
+		cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits <= 3, "credits %llu for 3 active pages",
+	      (unsigned long long)s.credits);
+
+	/* Bounds: grows to its maximum, shrinks to min_pct. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	bounds(&p, &sz, &lo, &hi);
+	cp_policy_expired(&p, &s, &sz, 100000);
+	CHECK(cp_policy_target(&p, &s, &sz) == hi && s.target == hi,
+	      "max %lld, want %lld",
+	      (long long)cp_policy_target(&p, &s, &sz), (long long)hi);
+	for (k = 0; k < 3000; k++)
+		cp_policy_cold_hit(&p, &s, &sz);
+	CHECK(cp_policy_target(&p, &s, &sz) == lo && s.target == 200,
+	      "min %lld", (long long)cp_policy_target(&p, &s, &sz));
+	/* The inactive floor caps the target: 256 pages of a large LRU. */
+	fresh(&p, &s, &sz, 100000, 100000);
+	cp_policy_expired(&p, &s, &sz, 1000000);
+	CHECK(cp_policy_target(&p, &s, &sz) == 190000,
+	      "max of 200000 pages: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+	fresh(&p, &s, &sz, 5000, 5000);
+	p.target_max_pct = 99;
+	p.floor_pct = 0;
+	cp_policy_expired(&p, &s, &sz, 1000000);
+	CHECK(cp_policy_target(&p, &s, &sz) == 10000 - 256,
+	      "max 99%% of 10000, floor 256 pages: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+
+	/* Step: the adaptation moves by step pages per event. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	p.step = 7;
+	cp_policy_expired(&p, &s, &sz, 3);
+	CHECK(s.target == 1021, "step 7 x 3: target %lld",
+	      (long long)s.target);
+	cp_policy_cold_hit(&p, &s, &sz);
+	CHECK(s.target == 1014, "step 7, cold hit: target %lld",
+	      (long long)s.target);
+}
+
+/*
+ * A tiny LRU driven by the policy alone: 2000 pages, every refault evicts
+ * an inactive page; a promoted page joins the active list, a demoted one
+ * leaves it.  The hot hand scans what cp_policy_deactivate() asks for.
+ */
+struct mini_lru {
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 promoted, scanned, demoted;
+};
+
+static void mini_refault(struct mini_lru *m, bool hot_referenced)
+{
+	u64 n;
+
+	if (cp_policy_refault(&m->p, &m->s, &m->sz, 1500, 0) == CP_PROMOTE) {
+		m->promoted++;
+		m->sz.active++;
+		m->sz.inactive--;
+	}
+	n = cp_policy_deactivate(&m->p, &m->s, &m->sz, 32, false);
+	while (n--) {
+		m->scanned++;
+		if (!cp_policy_hot_scanned(&m->p, &m->s, &m->sz, hot_referenced)) {
+			m->demoted++;
+			m->sz.active--;
+			m->sz.inactive++;
+		}
+	}
+}
+
+/*
+ * The loop of the top comment: every hot page is referenced once per
+ * pass, so the hot hand finds no victim.  m_c shrinks, the hot target
+ * grows to its maximum and the hot set fills it; past that, nothing is
+ * promoted and the hot set stays put.
+ */
+static void test_loop_scenario(void)
+{
+	struct mini_lru m = { 0 };
+	u64 k, late = 0;
+	s64 lo, hi;
+
+	fresh(&m.p, &m.s, &m.sz, 1000, 1000);
+	bounds(&m.p, &m.sz, &lo, &hi);
+	for (k = 0; k < 3000; k++) {
+		u64 before = m.promoted;
+
+		mini_refault(&m, true);
+		if ((s64)m.sz.active >= hi && k > 2000)
+			late += m.promoted - before;
+	}
+	tap_info("loop: %llu of 3000 refaults promoted, hot target %lld (max %lld), active %llu, hand scanned %llu, demoted %llu",
+		 (unsigned long long)m.promoted,
+		 (long long)cp_policy_target(&m.p, &m.s, &m.sz),
+		 (long long)hi, (unsigned long long)m.sz.active,
+		 (unsigned long long)m.scanned,
+		 (unsigned long long)m.demoted);
+	CHECK(cp_policy_target(&m.p, &m.s, &m.sz) == hi,
+	      "target %lld, max %lld",
+	      (long long)cp_policy_target(&m.p, &m.s, &m.sz), (long long)hi);
+	CHECK((s64)m.sz.active == hi && m.promoted == (u64)hi - 1000,
+	      "active %llu after %llu promotions",
+	      (unsigned long long)m.sz.active,
+	      (unsigned long long)m.promoted);
+	CHECK(late == 0, "%llu promotions at the maximum with no victim",
+	      (unsigned long long)late);
+	CHECK(m.scanned >= 1000 && m.demoted == 0,
+	      "hand scanned %llu, demoted %llu",
+	      (unsigned long long)m.scanned, (unsigned long long)m.demoted);
+}
+
+/*
+ * CLOCK-Pro promotes one cold page per hot page demoted.  The working set
+ * shifts: 100 times the hand finds a victim and a refault follows (each
+ * promoted: 100 promotions for 100 victims).  Then the hot pages are all
+ * referenced again: the victims are paid for, so nothing more may be
+ * promoted and the active list stays within target + hysteresis.  Here
+ * each victim both lowers the active list (the room is refilled as
+ * "filling") and leaves a credit, which buys a second promotion later.
+ */
+static void test_one_promotion_per_victim(void)
+{
+	struct mini_lru m = { 0 };
+	u64 k, phase2, phase3;
+	s64 target;
+
+	fresh(&m.p, &m.s, &m.sz, 1000, 1000);
+	for (k = 0; k < 3000; k++)
+		mini_refault(&m, true);
+	target = cp_policy_target(&m.p, &m.s, &m.sz);
+	m.promoted = 0;
+	for (k = 0; k < 100; k++) {
+		/* The hand finds one victim, then one refault. */
+		if (!cp_policy_hot_scanned(&m.p, &m.s, &m.sz, false)) {
+			m.sz.active--;
+			m.sz.inactive++;
+		}
+		if (cp_policy_refault(&m.p, &m.s, &m.sz, 1500, 0) ==
+		    CP_PROMOTE) {
+			m.promoted++;
+			m.sz.active++;
+			m.sz.inactive--;
+		}
+	}
+	phase2 = m.promoted;
+	m.promoted = 0;
+	for (k = 0; k < 200; k++)
+		mini_refault(&m, true);
+	phase3 = m.promoted;
+	tap_info("shift: %llu promotions for 100 victims, then %llu more with no victim (credits left %llu); active %llu, target %lld",
+		 (unsigned long long)phase2, (unsigned long long)phase3,
+		 (unsigned long long)m.s.credits,
+		 (unsigned long long)m.sz.active,
+		 (long long)cp_policy_target(&m.p, &m.s, &m.sz));
+	CHECK(phase2 == 100, "%llu promotions for 100 victims",
+	      (unsigned long long)phase2);
+	CHECK(phase3 == 0, "%llu promotions with no victim after the shift",
+	      (unsigned long long)phase3);
+	CHECK((s64)m.sz.active <= target + (s64)(2000 * 2 / 100),
+	      "active %llu above target %lld + hysteresis",
+	      (unsigned long long)m.sz.active, (long long)target);
+}
+
+static void test_fixed(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	s64 t0;
+	int k;
+
+	cp_policy_defaults(&p);
+	p.fixed_pct = 30;
+	sz = sizes(1000, 1000);
+	cp_policy_state_init(&p, &s, &sz);
+	CHECK(cp_policy_target(&p, &s, &sz) == 600, "fixed 30%%: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+	t0 = s.target;
+	cp_policy_expired(&p, &s, &sz, 500);
+	for (k = 0; k < 500; k++) {
+		cp_policy_refault(&p, &s, &sz, (u64)k * 5, k & 1 ?
+				  CP_FLAG_ACTIVE : 0);
+		cp_policy_cold_hit(&p, &s, &sz);
+		cp_policy_hot_scanned(&p, &s, &sz, k & 1);
+		cp_policy_deactivate(&p, &s, &sz, 32, false);
+	}
+	CHECK(s.target == t0 && s.grow == 0 && s.shrink == 0,
+	      "fixed target adapted: %lld (was %lld), grow %llu shrink %llu",
+	      (long long)s.target, (long long)t0,
+	      (unsigned long long)s.grow, (unsigned long long)s.shrink);
+	CHECK(cp_policy_target(&p, &s, &sz) == 600, "fixed moved: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+	/* Follows the LRU size, within the floor. */
+	sz = sizes(100000, 100000);
+	CHECK(cp_policy_target(&p, &s, &sz) == 60000,
+	      "fixed 30%% of 200000: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+	sz = sizes(200, 100);
+	CHECK(cp_policy_target(&p, &s, &sz) == 90,
+	      "fixed on a tiny LRU: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+	p.fixed_pct = 96;
+	sz = sizes(100000, 100000);
+	CHECK(cp_policy_target(&p, &s, &sz) == 190000,
+	      "fixed 96%% over max 95%%: %lld",
+	      (long long)cp_policy_target(&p, &s, &sz));
+}
+
+/*
+ * "Victims are credited only while the active list is within its target;
+ * above it, demotions merely shrink the list."  cp_policy_hot_scanned()
+ * compares with s->target, not with cp_policy_target(): in fixed mode
+ * s->target is the unused adaptive start (target_init_pct), and after the
+ * LRU shrank it is a stale, unclamped value.
+ */
+static void test_credit_within_target(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	struct rand_stats st;
+	int v;
+
+	/* Fixed 20% of 2000 = 400; the active list is at 800, trimmed. */
+	cp_policy_defaults(&p);
+	p.fixed_pct = 20;
+	sz = sizes(800, 1200);
+	cp_policy_state_init(&p, &s, &sz);
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) > 0,
+	      "no trim above the fixed target");
+	cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits == 0,
+	      "fixed 20%%: demotion at 800 active credited (s->target %lld)",
+	      (long long)s.target);
+	v = cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(v == CP_KEEP_COLD,
+	      "refault promoted on a credit earned above the target");
+
+	/* Adaptive: the LRU shrank from 2000 to 1000 pages. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	cp_policy_expired(&p, &s, &sz, 700);	/* target 1700 */
+	sz = sizes(965, 35);			/* target now 950 */
+	cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits == 0,
+	      "965 active, target %lld: demotion credited (s->target %lld)",
+	      (long long)cp_policy_target(&p, &s, &sz), (long long)s.target);
+
+	random_events(&st, tap.seed ^ 1, tap_scaled(1000, 300));
+	tap_info("random events: %llu credits granted above the target",
+		 (unsigned long long)st.credits_above);
+	CHECK(st.credits_above == 0, "%llu credits above the target",
+	      (unsigned long long)st.credits_above);
+}
+
+static void test_deactivate(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 n;
+
+	/* Escalated: never hold. */
+	fresh(&p, &s, &sz, 900, 1100);
+	n = cp_policy_deactivate(&p, &s, &sz, 64, true);
+	CHECK(n == 64, "escalated: %llu", (unsigned long long)n);
+
+	/* Inactive below the floor (max(3%, min(256, 2000 / 32)) = 62). */
+	fresh(&p, &s, &sz, 1950, 50);
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 64, "inactive under floor: %llu", (unsigned long long)n);
+	s.pending = 10;
+	n = cp_policy_deactivate(&p, &s, &sz, 0, false);
+	CHECK(n == 0, "under floor, asked 0: %llu", (unsigned long long)n);
+
+	/* Within the band, nothing pending: hold. */
+	fresh(&p, &s, &sz, 1040, 960);
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 0 && s.skips == 1, "in band: %llu",
+	      (unsigned long long)n);
+
+	/* Above target + hysteresis: the excess (1100 - 1000). */
+	fresh(&p, &s, &sz, 1100, 900);
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 100 && s.trims == 1, "excess 100: %llu",
+	      (unsigned long long)n);
+	/* ... at most max(nr_to_scan, 1024) at a time. */
+	fresh(&p, &s, &sz, 5000, 5000);
+	s.target = 2000;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 1024, "excess 3000, asked 32: %llu",
+	      (unsigned long long)n);
+	n = cp_policy_deactivate(&p, &s, &sz, 2048, false);
+	CHECK(n == 2048, "excess 3000, asked 2048: %llu",
+	      (unsigned long long)n);
+
+	/* Refaults waiting for the hand: up to hand_batch, paid down. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	s.pending = 700;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 512 && s.pending == 188, "pending 700: %llu, left %llu",
+	      (unsigned long long)n, (unsigned long long)s.pending);
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 188 && s.pending == 0, "pending 188: %llu, left %llu",
+	      (unsigned long long)n, (unsigned long long)s.pending);
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 0, "nothing pending: %llu", (unsigned long long)n);
+
+	/* Below the target, nothing pending: hold. */
+	fresh(&p, &s, &sz, 500, 1500);
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 0, "below target: %llu", (unsigned long long)n);
+
+	/* An uninitialised state is initialised on the way. */
+	memset(&s, 0, sizeof(s));
+	sz = sizes(1000, 1000);
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(s.target == 1000 && n == 0, "lazy init: target %lld n %llu",
+	      (long long)s.target, (unsigned long long)n);
+}
+
+static const struct cp_test tests[] = {
+	{ "defaults_validate", test_defaults },
+	{ "validate_rejects_bad_params", test_validate },
+	{ "validate_u32_overflow", test_validate_overflow },
+	{ "target_bounds_random_events", test_random_events },
+	{ "adaptation_rules", test_rules },
+	{ "loop_scenario", test_loop_scenario },
+	{ "one_promotion_per_victim", test_one_promotion_per_victim },
+	{ "fixed_target", test_fixed },
+	{ "credit_only_within_target", test_credit_within_target },
+	{ "deactivate_rules", test_deactivate },
+};
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv, tests, ARRAY_SIZE(tests));
+}
