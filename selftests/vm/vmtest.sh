@@ -15,6 +15,8 @@
 #                     write n|y to /sys/kernel/mm/lru_gen/enabled before the
 #                     tests (default: leave the kernel's default)
 #   --timeout SEC     kill the guest after SEC seconds: a failure (default 900)
+#                     (guests queue on one lock; CP_VM_LOCK=FILE picks another,
+#                     to run guests side by side)
 #   --append STR      extra kernel command line (e.g. "cp_cache=167772160")
 #   --swap MB         attach a fresh MB MiB swap disk (/dev/vdb), swapon'ed
 #   --kmod NAME       ship kernel module NAME too (cp_kmod_load NAME); repeatable
@@ -117,7 +119,7 @@ fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (install qemu-system-x86)"
 
 mkdir -p "$BUILD"
-exec 9>"$BUILD/qemu.lock"
+exec 9>"${CP_VM_LOCK:-$BUILD/qemu.lock}"
 
 # --- data disk (built once, shared) --------------------------------------------
 if [ -z "$DISK" ]; then

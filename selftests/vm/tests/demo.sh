@@ -13,7 +13,7 @@ cp_module_present || tap_skip_all "no /clockpro.ko in the initramfs"
 
 PG=4096
 C=$(cp_cache_size)
-F=$(fint "$C * 5 / 4 / 1048576 * 1048576")
+F=$(($(fint "$C * 5 / 4 / 1048576") * 1048576))
 show() {
 	while IFS= read -r l; do tap_diag "  $l"; done <"$1"
 }

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The hit-ratio benchmark behind `make bench`: the enforce workloads
+# (selftests/vm/tests/enforce.sh: loop, loop with readahead, hot set +
+# stream, two pools, Zipf, phase change, zigzag) on every kernel given,
+# REPS boots each, stock classic LRU / stock MGLRU / clockpro enforce in
+# every boot.  Prints mean and standard deviation per cell, with Belady's
+# OPT from the simulator for the same access pattern at 5000 pages (the
+# guest's exact sequence is not replayed: OPT is for scale), writes
+# .build/bench/results.csv and one PNG per kernel.
+#
+#   bench.sh [--build DIR] [--reps N] [--jobs N] KVER...
+set -u
+
+SELF_DIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$SELF_DIR/../.." && pwd)
+BUILD=$TOP/.build
+REPS=3
+JOBS=2
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) BUILD=$2; shift 2 ;;
+	--reps) REPS=$2; shift 2 ;;
+	--jobs) JOBS=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: bench.sh [--reps N] KVER..." >&2; exit 2; }
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+RAW=$OUT/raw.txt
+: >"$RAW"
+
+# One boot per (kernel, repetition); the enforce test itself runs every
+# workload under the three configurations.  Assertion failures are
+# expected to be rare and do not stop the benchmark.
+specs=()
+for k in "$@"; do
+	l=default
+	grep -qx 'CONFIG_LRU_GEN_ENABLED=y' "/boot/config-$k" 2>/dev/null && l=0
+	for ((r = 1; r <= REPS; r++)); do
+		specs+=("$k:$l:enforce")
+	done
+done
+"$SELF_DIR/run-suites.sh" --build "$BUILD" --jobs "$JOBS" "${specs[@]}" >"$OUT/suites.log" 2>&1
+n=0
+for spec in "${specs[@]}"; do
+	n=$((n + 1))
+	awk -v k="${spec%%:*}" '$1 == "#" && $4 == "hit" && $5 == "ratio" {
+		print k, $2, $3, $6 }' "$BUILD/vm/suite-$n.log" >>"$RAW"
+done
+
+# OPT at 5000 pages for the same shapes (C = 5000).
+SIM=$TOP/tools/clockpro-sim
+[ -x "$SIM" ] || make -C "$TOP/tools/sim" >/dev/null
+opt() {
+	"$SIM" -p opt -c 5000 --csv "gen:$1" | awk -F, 'NR == 2 { print $6 }'
+}
+{
+	echo "loop $(opt loop:n=6250,passes=8)"
+	echo "loop_ra $(opt loop:n=6250,passes=8)"
+	echo "hotstream $(opt hotstream:hot=2500,refs=400000,p=0.2)"
+	echo "twopools $(opt twopools:a=2500,b=25000,refs=400000,p=0.5)"
+	echo "zipf $(opt zipf:n=15000,refs=400000,alpha=0.9)"
+	echo "phase $(opt phase:n=4000,refs=40000,phases=2)"
+	echo "zigzag $(opt zigzag:n=6250,passes=6)"
+} >"$OUT/opt.txt"
+
+awk 'NR == FNR { opt[$1] = $2; next }
+{
+	key = $1 " " $2; v[key, $3] += $4; v2[key, $3] += $4 * $4
+	c[key, $3]++; rows[key] = 1
+}
+END {
+	print "kernel,workload,stock_mean,stock_sd,mglru_mean,mglru_sd,clockpro_mean,clockpro_sd,opt_sim,runs"
+	for (key in rows) {
+		split(key, f, " ")
+		line = f[1] "," f[2]
+		n = 0
+		for (i = 1; i <= 3; i++) {
+			cfg = i == 1 ? "stock" : i == 2 ? "mglru" : "clockpro"
+			k2 = key SUBSEP cfg
+			if (c[k2]) {
+				m = v[k2] / c[k2]; s = v2[k2] / c[k2] - m * m
+				line = line sprintf(",%.4f,%.4f", m, s > 0 ? sqrt(s) : 0)
+				n = c[k2]
+			} else {
+				line = line ",,"
+			}
+		}
+		print line "," opt[f[2]] "," n
+	}
+}' "$OUT/opt.txt" "$RAW" | sort >"$OUT/results.csv"
+
+printf '%-22s %-10s %15s %15s %15s %8s\n' kernel workload "stock classic" "stock MGLRU" clockpro "OPT*"
+awk -F, 'NR > 1 { printf "%-22s %-10s %8.3f+-%5.3f %8.3f+-%5.3f %8.3f+-%5.3f %8.3f\n",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$OUT/results.csv"
+echo "(hit ratios, mean +- sd over $REPS boots; OPT* simulated at 5000 pages, same shape)"
+echo "results: $OUT/results.csv"
+
+if command -v gnuplot >/dev/null; then
+	for k in "$@"; do
+		grep "^$k," "$OUT/results.csv" | tr ',' ' ' >"$OUT/$k.dat"
+		gnuplot <<EOF
+set terminal pngcairo size 900,480 noenhanced
+set output "$OUT/$k.png"
+set title "Hit ratio by workload, $k (mean of $REPS boots)"
+set style data histograms
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set yrange [0:1.05]
+set ylabel "hit ratio"
+set key top right
+set xtics rotate by -30
+plot "$OUT/$k.dat" using 3:4:xtic(2) title "stock classic", \
+     "" using 5:6 title "stock MGLRU", \
+     "" using 7:8 title "clockpro", \
+     "" using 9:(0) title "OPT (sim)"
+EOF
+		echo "plot: $OUT/$k.png"
+	done
+fi
