@@ -36,7 +36,7 @@ done
 
 mkdir -p "$BUILD/vm"
 n=0
-declare -a SPECS LOGS PIDS
+declare -a SPECS LOGS
 for spec in "$@"; do
 	n=$((n + 1))
 	SPECS[n]=$spec

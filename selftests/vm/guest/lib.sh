@@ -26,6 +26,7 @@
 #   cp_lru_gen                  1 if MGLRU is enabled, 0 if not, "na" if
 #                               /sys/kernel/mm/lru_gen/enabled does not exist
 #   cp_drop_caches              sync, then drop page cache, dentries and inodes
+#   tap_dmesg_clean             TAP line: no WARNING:/BUG:/Call Trace in dmesg
 #
 # The clockpro module (shipped as /clockpro.ko when vmtest.sh got --module):
 #   cp_module_present           /clockpro.ko exists
@@ -180,6 +181,15 @@ cp_lru_gen() {
 		echo 0
 	else
 		echo 1
+	fi
+}
+
+# TAP line: the kernel log shows no WARN, BUG or call trace.
+tap_dmesg_clean() {
+	if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
+		tap_fail "no kernel warnings" "$(dmesg | grep -E -A5 'WARNING:|BUG:|Call Trace' | head -n 20)"
+	else
+		tap_ok "no kernel warnings"
 	fi
 }
 

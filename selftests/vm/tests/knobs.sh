@@ -104,9 +104,5 @@ if [ "$(cp_lru_gen)" = 1 ]; then
 	fi
 fi
 
-if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
-	tap_fail "no kernel warnings"
-else
-	tap_ok "no kernel warnings"
-fi
+tap_dmesg_clean
 tap_done

@@ -26,9 +26,5 @@ tap_cmp "swap-cache evictions seen ($ev)" "$ev" ">" 0
 diff=$(fcalc "100 * ($rf - $kern) / ($kern > 0 ? $kern : 1)" | tr -d -)
 tap_cmp "swap refaults $rf match the kernel's $kern within 3% ($diff%)" "$diff" "<=" 3
 cp_module_unload
-if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
-	tap_fail "no kernel warnings"
-else
-	tap_ok "no kernel warnings"
-fi
+tap_dmesg_clean
 tap_done
