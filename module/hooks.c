@@ -396,6 +396,13 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 		folio_clear_active(folio);
 		cp_count(CP_STAT_OVERRIDDEN, folio_nr_pages(folio));
 	}
+	/*
+	 * workingset_refault() marks a refault from a workingset shadow
+	 * PG_workingset; kept cold, it is not in the working set, and its
+	 * next eviction must not pass for a demoted hot page.
+	 */
+	if (folio_test_workingset(folio))
+		folio_clear_workingset(folio);
 }
 
 static void cp_hist_add(u64 distance)
