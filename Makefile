@@ -19,6 +19,7 @@ MATRIX_KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*
 MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
 .PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
+	shellcheck \
 	check-quick bench bench-core demo lint checkpatch sparse install \
 	dkms-install clean help deps
 
@@ -47,7 +48,7 @@ modules-matrix:
 		$(MAKE) -s -C /lib/modules/$$v/build M=$$d W=1 modules; \
 	done
 
-check: check-unit check-sim check-vm
+check: lint check-unit check-sim check-vm
 
 check-quick:
 	$(MAKE) -C tools/testing check-quick
@@ -55,7 +56,8 @@ check-quick:
 check-unit:
 	$(MAKE) -C tools/testing check
 
-check-sim: tools
+check-sim:
+	$(MAKE) -C tools sim
 	tools/sim/compare-lirs.sh
 
 check-vm: modules-matrix
@@ -72,7 +74,10 @@ demo: deps modules-matrix
 
 # Kernel style gates: checkpatch --strict, sparse, W=1 (modules-matrix).
 CHECKPATCH ?= /usr/local/share/clockpro/checkpatch/checkpatch.pl
-lint: checkpatch sparse modules-matrix
+lint: checkpatch sparse modules-matrix shellcheck
+
+shellcheck:
+	$(MAKE) -C selftests shellcheck
 
 checkpatch:
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
