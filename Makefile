@@ -61,6 +61,7 @@ check-sim:
 	tools/sim/compare-lirs.sh
 
 check-vm: modules-matrix
+	$(MAKE) -C tools refaultdist
 	$(MAKE) -C selftests check KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
 
 bench-core:

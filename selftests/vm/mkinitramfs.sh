@@ -22,6 +22,7 @@
 #   /init                     selftests/vm/guest/init.sh
 #   /bin/busybox + applets    busybox-static; /sbin, /usr/bin, /usr/sbin link to /bin
 #   /bin/cpwork               static workload binary (built if missing)
+#   /bin/clockpro-refaultdist the libbpf tool, when tools/ has built it
 #   /lib/cp/lib.sh            guest test library
 #   /tests/*.sh               selftests/vm/tests/*.sh
 #   /lib/modules/KVER/...     decompressed .ko files + a matching modules.dep
@@ -197,6 +198,8 @@ for applet in $("$BUSYBOX" --list); do
 	[ "$applet" = busybox ] || ln -sf busybox "$STAGE/bin/$applet"
 done
 cp "$CPWORK" "$STAGE/bin/cpwork"
+[ ! -x "$TOP/tools/clockpro-refaultdist" ] ||
+	cp "$TOP/tools/clockpro-refaultdist" "$STAGE/bin/clockpro-refaultdist"
 cp "$SELF_DIR/guest/init.sh" "$STAGE/init"
 cp "$SELF_DIR/guest/lib.sh" "$STAGE/lib/cp/lib.sh"
 chmod 0755 "$STAGE/init"
