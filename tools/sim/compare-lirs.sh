@@ -7,7 +7,9 @@
 #   tools/sim/compare-lirs.sh
 #
 # Environment:
-#   LIRS_DIR   traces and README.md (default: <repo>/../shared/traces/lirs)
+#   LIRS_DIR   traces and README.md (default: <repo>/../shared/traces/lirs,
+#              else /work/shared/traces/lirs); without them the check is
+#              skipped, loudly (the traces are not part of the repository)
 #   SIM        simulator binary (default: <repo>/tools/clockpro-sim, built)
 #   OUT        report file (default: tools/sim/RESULTS.md; "-" = stdout)
 #   NO_BUILD=1 do not run make first
@@ -24,7 +26,15 @@ set -eu
 
 SIM_DIR=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SIM_DIR/../.." && pwd)
-LIRS_DIR=${LIRS_DIR:-$TOP/../shared/traces/lirs}
+if [ -z "${LIRS_DIR:-}" ]; then
+	for d in "$TOP/../shared/traces/lirs" /work/shared/traces/lirs; do
+		[ -r "$d/README.md" ] && { LIRS_DIR=$d; break; }
+	done
+fi
+if [ -z "${LIRS_DIR:-}" ]; then
+	echo "compare-lirs: SKIP: no LIRS traces found (set LIRS_DIR)" >&2
+	exit 0
+fi
 SIM=${SIM:-$TOP/tools/clockpro-sim}
 OUT=${OUT:-$SIM_DIR/RESULTS.md}
 STRICT=${STRICT:-1}
