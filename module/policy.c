@@ -152,9 +152,15 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 			  const struct cp_lru_sizes *sz)
 {
 	*s = (struct cp_lru_state){ 0 };
+	/*
+	 * Start from target_init_pct, or from the active list the kernel
+	 * already built if that is larger: enforcing must not begin by
+	 * demoting pages the kernel has just activated.
+	 */
 	s->target = cp_clamp_target(p, sz,
-				    (s64)CP_PCT(cp_lru(sz),
-						p->target_init_pct));
+				    max_t(s64, CP_PCT(cp_lru(sz),
+						      p->target_init_pct),
+					  sz->active));
 }
 
 /**

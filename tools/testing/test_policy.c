@@ -770,8 +770,14 @@ static void test_deactivate(void)
 	CHECK(n == 0 && s.skips == 1, "in band: %llu",
 	      (unsigned long long)n);
 
+	/* The target starts no lower than the active list already is. */
+	fresh(&p, &s, &sz, 1100, 900);
+	CHECK(s.target == 1100, "init from active 1100: %lld",
+	      (long long)s.target);
+
 	/* Above target + hysteresis: the excess (1100 - 1000). */
 	fresh(&p, &s, &sz, 1100, 900);
+	s.target = 1000;
 	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
 	CHECK(n == 100 && s.trims == 1, "excess 100: %llu",
 	      (unsigned long long)n);
