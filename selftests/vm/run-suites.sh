@@ -50,7 +50,7 @@ run_one() {	# index slot
 		args+=("${o%%=*}" "${o#*=}")
 	done
 	CP_VM_LOCK=$BUILD/vm/qemu.lock.$2 \
-		"$SELF_DIR/vmtest.sh" --kernel "$kver" --lru-gen "$lru" \
+		"$SELF_DIR/vmtest.sh" --kernel "$kver" --lru-gen "$lru" --timeout 3000 \
 		--module "$BUILD/$kver/clockpro.ko" "${args[@]}" "$tests" \
 		>"${LOGS[$1]}" 2>&1
 }
