@@ -111,14 +111,9 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 	this_cpu_add(cp.stats->v[item], n);
 }
 
-u64 cp_stat_sum(enum cp_stat_item item);
-void cp_stats_reset(void);
-void cp_hist_reset(void);
-
 int cp_hooks_register(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
-int cp_mglru_enabled(void);
 void cp_lruvec_stats(void (*fn)(void *arg, void *lruvec,
 				const struct cp_lru_state *st,
 				const struct cp_lru_sizes *sz, s64 target),

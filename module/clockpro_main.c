@@ -80,13 +80,13 @@ MODULE_PARM_DESC(table_pct,
 
 /* === Internals === */
 
-/**
+/*
  * cp_stat_sum - sum a per-CPU counter
  * @item: the counter
  *
  * Return: its total over all possible CPUs.
  */
-u64 cp_stat_sum(enum cp_stat_item item)
+static u64 cp_stat_sum(enum cp_stat_item item)
 {
 	u64 sum = 0;
 	int cpu;
@@ -96,12 +96,12 @@ u64 cp_stat_sum(enum cp_stat_item item)
 	return sum;
 }
 
-/**
+/*
  * cp_stats_reset - zero every event counter
  *
  * Counts racing with the reset on other CPUs may survive it.
  */
-void cp_stats_reset(void)
+static void cp_stats_reset(void)
 {
 	int cpu;
 
@@ -109,10 +109,10 @@ void cp_stats_reset(void)
 		memset(per_cpu_ptr(cp.stats, cpu), 0, sizeof(*cp.stats));
 }
 
-/**
+/*
  * cp_hist_reset - zero the refault histogram
  */
-void cp_hist_reset(void)
+static void cp_hist_reset(void)
 {
 	int cpu;
 
@@ -120,7 +120,7 @@ void cp_hist_reset(void)
 		memset(per_cpu_ptr(cp.hist, cpu), 0, sizeof(*cp.hist));
 }
 
-/**
+/*
  * cp_mglru_enabled - is the multi-gen LRU switched on?
  *
  * Reads /sys/kernel/mm/lru_gen/enabled, as lru_gen_enabled() is not
@@ -128,7 +128,7 @@ void cp_hist_reset(void)
  *
  * Return: 1 if on, 0 if off or not built, negative errno if unreadable.
  */
-int cp_mglru_enabled(void)
+static int cp_mglru_enabled(void)
 {
 	char buf[16] = "";
 	struct file *f;
