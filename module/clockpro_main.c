@@ -170,6 +170,7 @@ enum cp_knob_id {
 	CP_KNOB_FLOOR_PCT,
 	CP_KNOB_FLOOR_PAGES,
 	CP_KNOB_HAND_BATCH,
+	CP_KNOB_AGE,
 	CP_KNOB_HIST_WIDTH,
 	CP_KNOB_HIST_ROWS,
 	CP_NR_KNOBS,
@@ -194,6 +195,7 @@ static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
 	CP_PARAM_KNOB(CP_KNOB_FLOOR_PCT, floor_pct, 0, 50),
 	CP_PARAM_KNOB(CP_KNOB_FLOOR_PAGES, floor_pages, 0, 1U << 30),
 	CP_PARAM_KNOB(CP_KNOB_HAND_BATCH, hand_batch, 1, 4096),
+	CP_PARAM_KNOB(CP_KNOB_AGE, age_pct, 0, 1000),
 	[CP_KNOB_HIST_WIDTH] = { .name = "hist_width", .val = &cp.hist_width,
 				 .min = 0, .max = U32_MAX },
 	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
@@ -280,6 +282,8 @@ module_param_cb(floor_pages, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FLOOR_PAGES],
 MODULE_PARM_DESC(floor_pages, "... nor below this many pages [DEFAULT: 256]");
 module_param_cb(hand_batch, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HAND_BATCH], 0644);
 MODULE_PARM_DESC(hand_batch, "Active pages the hot hand scans per request [DEFAULT: 512]");
+module_param_cb(age_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_AGE], 0644);
+MODULE_PARM_DESC(age_pct, "Hot hand passes every active page once per this % of the LRU in evictions, clearing bits; 0 = off [DEFAULT: 100]");
 module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0644);
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
@@ -383,6 +387,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
+	u64 aged, age_kept;
 	s64 target;
 };
 
@@ -400,6 +405,8 @@ static void cp_sum_lruvec(void *arg, void *lruvec,
 	sum->shrink += st->shrink;
 	sum->credits += st->credits;
 	sum->pending += st->pending;
+	sum->aged += st->aged;
+	sum->age_kept += st->age_kept;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -430,6 +437,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
 	seq_printf(m, "hand_credits %llu\n", sum.credits);
 	seq_printf(m, "hand_pending %llu\n", sum.pending);
+	seq_printf(m, "hand_aged %llu\n", sum.aged);
+	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);
 
 	seq_puts(m, "hooks");
 	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)

@@ -109,6 +109,7 @@ static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 
 	sz->active = 0;
 	sz->inactive = 0;
+	sz->clock = cp_table_clock(&cp.table);
 	if (mem_cgroup_disabled()) {
 		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
 

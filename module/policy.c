@@ -53,6 +53,12 @@
  * Victims are credited only while the active list is within its target;
  * above it, demotions merely shrink the list.
  *
+ * The hand also ages: it passes every hot page at least once per window
+ * of age_pct% of the LRU size in evictions, clearing bits, and demotes on
+ * the way only for refaults kept cold that still want a victim.  A hot set
+ * that fell out of use is then found unreferenced by the first refaults
+ * of its successor rather than after two sweeps driven by them (cp_age()).
+ *
  *		Holding the target
  *
  * cp_policy_deactivate() tells the kernel how many of nr_to_scan active
@@ -60,7 +66,8 @@
  *
  *	escalated reclaim, or inactive below its floor:	all of them
  *	active above target + hysteresis:		the excess
- *	refaults waiting for the hot hand:		up to hand_batch
+ *	refaults waiting for the hot hand, or the	up to hand_batch
+ *	hand's minimum speed (age_pct) due:
  *	otherwise:					none
  *
  * The floor (a share of the file LRU and a page minimum) keeps reclaim
@@ -108,6 +115,8 @@ int cp_policy_validate(const struct cp_policy_params *p)
 		return -EINVAL;
 	if (!p->hand_batch || p->hand_batch > 4096)
 		return -EINVAL;
+	if (p->age_pct > 1000)
+		return -EINVAL;
 	return 0;
 }
 
@@ -151,7 +160,10 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 			  struct cp_lru_state *s,
 			  const struct cp_lru_sizes *sz)
 {
-	*s = (struct cp_lru_state){ 0 };
+	*s = (struct cp_lru_state){
+		.age_clock = sz->clock,
+		.sweep_len = sz->active,
+	};
 	/*
 	 * Start from target_init_pct, or from the active list the kernel
 	 * already built if that is larger: enforcing must not begin by
@@ -254,6 +266,8 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	/* Every hot page seen lately was referenced: they earn their keep. */
 	if (s->pending < 4 * (u64)p->hand_batch)
 		s->pending++;
+	if (s->wanted < 4 * (u64)p->hand_batch)
+		s->wanted++;
 	cp_grow(p, s, sz, test);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
@@ -309,11 +323,67 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 		s->rotated++;
 		return true;
 	}
+	if (s->age_only && !s->wanted) {
+		s->age_kept++;	/* no refault wants a victim: clear only */
+		return true;
+	}
+	if (s->wanted)
+		s->wanted--;
 	s->demoted++;
 	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
 	    s->credits < sz->active)
 		s->credits++;
 	return false;
+}
+
+/*
+ * The hot hand's minimum speed.  The hand moves for refaults that want a
+ * victim, and only then may it demote; but a hot set that fell out of use
+ * keeps the reference bits of its last use until those refaults have
+ * driven the hand around once to clear them and once more to demote, two
+ * sweeps during which nothing new becomes hot.  So the hand also ages:
+ * every hot page is passed at least once per window of age_pct% of the LRU
+ * size in evictions, and such aging steps only clear the bit (referenced or
+ * not, the page stays hot).  A bit found clear by a later victim search
+ * then means unused for about a window or more, longer than the refault
+ * distance of any page this policy promotes.
+ *
+ * The aging runs in sweeps over the pages that were active when the sweep
+ * began, spread evenly over one window: a page promoted during a sweep is
+ * behind all of them, so a burst of promotions cannot speed the hand past
+ * pages just inserted.  Bounded: one sweep's pages per window at most,
+ * however long the hand stood still.
+ */
+static void cp_age(const struct cp_policy_params *p, struct cp_lru_state *s,
+		   const struct cp_lru_sizes *sz)
+{
+	u64 window = CP_PCT(cp_lru(sz), p->age_pct);
+	u64 elapsed, due;
+
+	if (!p->age_pct || !window || sz->clock < s->age_clock) {
+		s->age_clock = sz->clock;	/* off, or the clock restarted */
+		s->aging = 0;
+		s->sweep_len = 0;
+		s->sweep_given = 0;
+		return;
+	}
+	elapsed = sz->clock - s->age_clock;
+	if (elapsed >= window) {
+		/* pay what is left of this sweep, then start the next one */
+		s->aging += s->sweep_len - s->sweep_given;
+		s->age_clock = elapsed >= 2 * window ? sz->clock
+						    : s->age_clock + window;
+		s->sweep_len = sz->active;
+		s->sweep_given = 0;
+		elapsed = sz->clock - s->age_clock;
+	}
+	/* share of the window gone, in 1/65536: no u64 product can wrap */
+	due = s->sweep_len * ((elapsed << 16) / window) >> 16;
+	if (due > s->sweep_given) {	/* not if the clock stepped back */
+		s->aging += due - s->sweep_given;
+		s->sweep_given = due;
+	}
+	s->aging = min_t(u64, s->aging, sz->active);
 }
 
 /**
@@ -334,6 +404,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	s64 target;
 	u64 n;
 
+	s->age_only = false;
 	if (escalated || sz->inactive < cp_floor(p, sz))
 		return nr_to_scan;
 
@@ -345,9 +416,18 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 		s->trims++;
 		return n;
 	}
-	if (s->pending) {
+	cp_age(p, s, sz);
+	if (s->pending || s->aging) {
 		n = min_t(u64, s->pending, p->hand_batch);
 		s->pending -= n;
+		if (n < p->hand_batch) {
+			u64 a = min_t(u64, s->aging, p->hand_batch - n);
+
+			s->aging -= a;
+			s->aged += a;
+			s->age_only = !n;
+			n += a;
+		}
 		s->trims++;
 		return n;
 	}

@@ -20,6 +20,7 @@ struct cp_policy_params {
 	u32 floor_pct;		/* inactive list never held below this */
 	u32 floor_pages;	/* ... nor below this many pages */
 	u32 hand_batch;		/* hot-hand pages scanned per request */
+	u32 age_pct;		/* hot hand aging window, % of the LRU */
 };
 
 #define CP_POLICY_DEFAULTS {					\
@@ -32,6 +33,7 @@ struct cp_policy_params {
 	.floor_pct = 3,							\
 	.floor_pages = 256,						\
 	.hand_batch = 512,						\
+	.age_pct = 100,							\
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
@@ -39,6 +41,12 @@ struct cp_lru_state {
 	s64 target;		/* hot target, pages; 0 = not yet set */
 	u64 credits;		/* unreferenced hot pages demoted, unused */
 	u64 pending;		/* refaults waiting for the hot hand */
+	u64 wanted;		/* refaults kept cold, victim not found yet */
+	u64 aging;		/* hot-hand steps due to the passing of time */
+	u64 age_clock;		/* eviction clock at the start of this sweep */
+	u64 sweep_len;		/* active pages when this sweep started */
+	u64 sweep_given;	/* of those, steps granted so far */
+	bool age_only;		/* the last scan granted was aging alone */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -48,12 +56,15 @@ struct cp_lru_state {
 	u64 demoted;		/* hot pages the hot hand demoted */
 	u64 skips;		/* deactivation requests refused */
 	u64 trims;		/* deactivation requests sized */
+	u64 aged;		/* hot-hand steps taken for aging */
+	u64 age_kept;		/* unreferenced pages aging left hot */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */
 struct cp_lru_sizes {
 	u64 active;
 	u64 inactive;
+	u64 clock;	/* evictions so far (the nonresident table's clock) */
 };
 
 enum cp_verdict {

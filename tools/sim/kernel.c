@@ -176,6 +176,7 @@ static inline struct cp_lru_sizes k_sizes(const struct kmodel *m)
 	struct cp_lru_sizes sz = {
 		.active = m->lru[K_ACTIVE].count,
 		.inactive = m->lru[K_INACTIVE].count,
+		.clock = cp_table_clock(&m->table),
 	};
 	return sz;
 }

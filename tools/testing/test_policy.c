@@ -136,6 +136,9 @@ static void test_validate(void)
 		{ 0, { MUT(floor_pages, 0) } },
 		{ 0, { MUT(hand_batch, 1) } },
 		{ 0, { MUT(hand_batch, 4096) } },
+		{ -EINVAL, { MUT(age_pct, 1001) } },
+		{ 0, { MUT(age_pct, 0) } },
+		{ 0, { MUT(age_pct, 1000) } },
 	};
 	unsigned int i;
 
@@ -191,6 +194,7 @@ static void random_params(uint64_t *rs, struct cp_policy_params *p)
 	static const u32 steps[] = { 1, 2, 16, 1000, 65536 };
 	static const u32 fpages[] = { 0, 1, 256, 100000 };
 	static const u32 batches[] = { 1, 32, 512, 4096 };
+	static const u32 ages[] = { 0, 1, 100, 1000 };
 
 	p->floor_pct = (u32)tap_rand_below(rs, 51);
 	p->target_min_pct = 1 + (u32)tap_rand_below(rs, 99 - p->floor_pct);
@@ -206,6 +210,7 @@ static void random_params(uint64_t *rs, struct cp_policy_params *p)
 	p->hyst_pct = (u32)tap_rand_below(rs, 21);
 	p->floor_pages = fpages[tap_rand_below(rs, ARRAY_SIZE(fpages))];
 	p->hand_batch = batches[tap_rand_below(rs, ARRAY_SIZE(batches))];
+	p->age_pct = ages[tap_rand_below(rs, ARRAY_SIZE(ages))];
 }
 
 static u64 random_size(uint64_t *rs)
@@ -228,6 +233,7 @@ struct rand_stats {
 	u64 events, bad_target, bad_adapted, held, fixed_moved, fixed_adapt;
 	u64 oversized, pending_over, promote, cold;
 	u64 credits_above;	/* credits granted above the target */
+	u64 aging_over;		/* aging owed beyond the active list */
 };
 
 /*
@@ -246,6 +252,7 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 		struct cp_lru_sizes sz = sizes(random_size(&rs),
 					       random_size(&rs));
 		s64 fixed_state = 0;
+		u64 max_active = sz.active;
 		int i;
 
 		random_params(&rs, &p);
@@ -263,8 +270,17 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			u64 moves = s.grow + s.shrink, credits = s.credits;
 			s64 lo, hi, t;
 
-			if (tap_rand_below(&rs, 10) == 0)
+			if (tap_rand_below(&rs, 10) == 0) {
+				u64 clk = sz.clock;
+
 				sz = sizes(random_size(&rs), random_size(&rs));
+				sz.clock = clk;
+			}
+			/* evictions go by; now and then the table resets */
+			sz.clock = tap_rand_below(&rs, 50) ? sz.clock +
+				   tap_rand_below(&rs, 64 + sz.active / 8) : 0;
+			if (sz.active > max_active)
+				max_active = sz.active;
 			if (op < 35) {
 				u64 lru = sz.active + sz.inactive;
 				u64 d = tap_rand_below(&rs, 2 * lru + 2);
@@ -284,7 +300,14 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			} else if (op < 80) {
 				bool ref = tap_rand_below(&rs, 2);
 
-				if (cp_policy_hot_scanned(&p, &s, &sz, ref) != ref)
+				bool keep = s.age_only && !s.wanted;
+
+				/*
+				 * aging alone keeps unreferenced pages hot,
+				 * unless a refault wants a victim
+				 */
+				if (cp_policy_hot_scanned(&p, &s, &sz, ref) !=
+				    (ref || keep))
 					st->bad_adapted++;
 				if (s.credits > credits &&
 				    (s64)sz.active > cp_policy_target(&p, &s,
@@ -303,6 +326,8 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 					st->held++;
 				if (r > cap)
 					st->oversized++;
+				if (s.aging > max_active)
+					st->aging_over++;
 			}
 			if (s.pending > 4ULL * p.hand_batch)
 				st->pending_over++;
@@ -367,6 +392,8 @@ static void test_random_events(void)
 	      (unsigned long long)st.oversized);
 	CHECK(st.pending_over == 0, "%llu pending counts over 4 x hand_batch",
 	      (unsigned long long)st.pending_over);
+	CHECK(st.aging_over == 0, "%llu times aging owed beyond the largest active list",
+	      (unsigned long long)st.aging_over);
 	CHECK(st.promote > st.events / 50 && st.cold > st.events / 50,
 	      "verdicts one-sided");
 }
@@ -816,6 +843,95 @@ static void test_deactivate(void)
 	      (long long)s.target, (unsigned long long)n);
 }
 
+/*
+ * Aging: the hand passes every page that was active at the start of a
+ * sweep once per window (age_pct% of the LRU, in evictions), evenly; such
+ * steps clear bits and never demote; a victim search still demotes.
+ */
+static void test_aging(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 n, total = 0, clk;
+
+	fresh(&p, &s, &sz, 1000, 1000);	/* window 2000 evictions */
+	CHECK(s.sweep_len == 1000 && s.age_clock == 0, "sweep %llu at %llu",
+	      (unsigned long long)s.sweep_len,
+	      (unsigned long long)s.age_clock);
+	/* 32 evictions per reclaim cycle, one window: 1000 steps in all. */
+	for (clk = 32; clk <= 2000; clk += 32) {
+		sz.clock = clk;
+		n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+		CHECK(n <= 17, "at %llu: %llu steps for 32 evictions",
+		      (unsigned long long)clk, (unsigned long long)n);
+		CHECK(!n || s.age_only, "aging alone not marked");
+		total += n;
+	}
+	CHECK(total >= 980 && total <= 1000, "one window: %llu steps",
+	      (unsigned long long)total);
+	CHECK(s.aged == total && s.trims && !s.demoted, "aged %llu",
+	      (unsigned long long)s.aged);
+
+	/* Aging steps keep unreferenced pages; referenced ones rotate. */
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, false) && s.age_kept == 1,
+	      "aging demoted");
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, true) && s.rotated == 1,
+	      "aging did not rotate");
+
+	/* A refault kept cold wants a victim: aging may demote one. */
+	s.age_only = true;
+	s.wanted = 1;
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1 &&
+	      !s.wanted, "aging found no victim for a refault kept cold");
+	s.demoted = 0;
+
+	/* With a refault waiting, the same hand demotes. */
+	s.pending = 1;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n >= 1 && !s.age_only, "victim search: %llu",
+	      (unsigned long long)n);
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1,
+	      "victim search did not demote");
+
+	/* A long stop is paid with one sweep, not one per window missed. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	sz.clock = 1000000;
+	total = 0;
+	while ((n = cp_policy_deactivate(&p, &s, &sz, 32, false)))
+		total += n;
+	CHECK(total <= 1000, "after a long stop: %llu steps",
+	      (unsigned long long)total);
+
+	/* Pages promoted during a sweep wait for the next one. */
+	fresh(&p, &s, &sz, 100, 1900);
+	sz.active = 1900;
+	sz.inactive = 100;
+	s.target = 1900;
+	sz.clock = 1000;		/* half a window */
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 50, "half a window over 100 pages: %llu",
+	      (unsigned long long)n);
+
+	/* The clock went back, within the sweep: no steps, no wrap. */
+	sz.clock = 10;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 0 && s.aging == 0, "clock back: %llu, aging %llu",
+	      (unsigned long long)n, (unsigned long long)s.aging);
+	/* ... and before the sweep began (table reset): restart. */
+	s.age_clock = 500;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 0 && s.age_clock == 10 && s.sweep_len == 0,
+	      "clock reset: %llu", (unsigned long long)n);
+
+	/* age_pct 0: no aging at all. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	p.age_pct = 0;
+	sz.clock = 5000;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 0 && !s.aged, "age_pct 0: %llu", (unsigned long long)n);
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -827,6 +943,7 @@ static const struct cp_test tests[] = {
 	{ "fixed_target", test_fixed },
 	{ "credit_only_within_target", test_credit_within_target },
 	{ "deactivate_rules", test_deactivate },
+	{ "hot_hand_aging", test_aging },
 };
 
 int main(int argc, char **argv)

@@ -310,7 +310,8 @@ kv_line() {
 }
 
 fcalc() {
-	awk "BEGIN { print $1 }"
+	# parenthesised: in "print a > b" awk reads ">" as a redirection
+	awk "BEGIN { print ($1) }"
 }
 
 fint() {
