@@ -180,7 +180,10 @@ for t in $TESTS; do
 		"ok "* | "not ok "* | "#"* | "1.."* | "TAP version"* | "") l=$line ;;
 		*) l="# $line" ;;
 		esac
-		case $line in "not ok "*) echo x >>/tmp/cp-notok ;; esac
+		case $line in
+		"not ok "*"# TODO"*) ;;	# a known failure (xfail), not counted
+		"not ok "*) echo x >>/tmp/cp-notok ;;
+		esac
 		echo "$line"
 		[ -z "$TAPDEV" ] || echo "    $l" >&3
 	done
