@@ -26,9 +26,9 @@ nonres|lookup takes the oldest match|if (cp_expired(age) \|\| age >= best_age)|i
 nonres|lookup ignores expiry|if (cp_expired(age) \|\| age >= best_age)|if (age >= best_age)
 nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RANGE / 2 + 1;
 nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
-nonres|full bucket: slot 0 replaced|if (!have_slot && age >= oldest) {|if (0) {
-nonres|full bucket: youngest replaced|if (!have_slot && age >= oldest) {|if (!have_slot && (!i \|\| age < oldest)) {
-nonres|expired slots not reused|if (cp_expired(age)) {|if (0) {
+nonres|full bucket: slot 0 replaced|if (cp_age(c, now_ts) >= oldest) {|if (0) {
+nonres|full bucket: youngest replaced|if (cp_age(c, now_ts) >= oldest) {|if (!oldest \|\| cp_age(c, now_ts) < oldest) {
+nonres|expired slots not reused|if (c && cp_expired(cp_age(c, now_ts))) {|if (0) {
 nonres|10-bit timestamps|return (u32)(clock >> t->shift) & CP_TS_MASK;|return (u32)(clock >> t->shift) & 0x3ff;
 nonres|coarse steps (64 per capacity)|(1ULL << (CP_STEPS_SHIFT + 1))|(1ULL << (CP_STEPS_SHIFT - 2))
 nonres|check value 10 bits|u32 c = (u32)hash & CP_CHECK_MASK;|u32 c = (u32)hash & 0x3ff;
@@ -49,10 +49,14 @@ policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
 policy|never fills the hot set|if ((s64)sz->active < cp_policy_target(p, s, sz)) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
-policy|credits above target|if (s->target && (s64)sz->active <= s->target &&|if (s->target &&
+policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
 policy|validate accepts max 100|if (p->target_max_pct + p->floor_pct > 99)|if (p->target_max_pct + p->floor_pct > 100)
 policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 test = 1;
+policy|aging demotes|if (s->age_only && !s->wanted) {|if (0) {
+policy|aging ignores a wanted victim|if (s->age_only && !s->wanted) {|if (s->age_only) {
+policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / window) >> 16;|due = s->sweep_len;
+policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
 EOF
 )
 

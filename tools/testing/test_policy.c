@@ -880,8 +880,10 @@ static void test_aging(void)
 	      "aging did not rotate");
 
 	/* A refault kept cold wants a victim: aging may demote one. */
+	CHECK(cp_policy_refault(&p, &s, &sz, 500, 0) == CP_KEEP_COLD &&
+	      s.wanted == 1, "kept cold, wanted %llu",
+	      (unsigned long long)s.wanted);
 	s.age_only = true;
-	s.wanted = 1;
 	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1 &&
 	      !s.wanted, "aging found no victim for a refault kept cold");
 	s.demoted = 0;
