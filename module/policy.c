@@ -348,6 +348,12 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
  * then means unused for about a window or more, longer than the refault
  * distance of any page this policy promotes.
  *
+ * It is a minimum speed, not an addition: the steps taken for refaults
+ * count toward the sweep, and aging only makes up what they fall short of.
+ * A hand already driven fast by refaults (a loop larger than memory) gets
+ * no aging steps on top, which would make it pass hot pages twice between
+ * their uses and demote them.
+ *
  * The aging runs in sweeps over the pages that were active when the sweep
  * began, spread evenly over one window: a page promoted during a sweep is
  * behind all of them, so a burst of promotions cannot speed the hand past
@@ -370,7 +376,8 @@ static void cp_age(const struct cp_policy_params *p, struct cp_lru_state *s,
 	elapsed = sz->clock - s->age_clock;
 	if (elapsed >= window) {
 		/* pay what is left of this sweep, then start the next one */
-		s->aging += s->sweep_len - s->sweep_given;
+		if (s->sweep_given < s->sweep_len)
+			s->aging += s->sweep_len - s->sweep_given;
 		s->age_clock = elapsed >= 2 * window ? sz->clock
 						    : s->age_clock + window;
 		s->sweep_len = sz->active;
@@ -420,6 +427,9 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	if (s->pending || s->aging) {
 		n = min_t(u64, s->pending, p->hand_batch);
 		s->pending -= n;
+		/* a minimum speed: steps for refaults count toward the sweep */
+		s->sweep_given += n;
+		s->aging -= min(s->aging, n);
 		if (n < p->hand_batch) {
 			u64 a = min_t(u64, s->aging, p->hand_batch - n);
 

@@ -56,6 +56,7 @@ policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 tes
 policy|aging demotes|if (s->age_only && !s->wanted) {|if (0) {
 policy|aging ignores a wanted victim|if (s->age_only && !s->wanted) {|if (s->age_only) {
 policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / window) >> 16;|due = s->sweep_len;
+policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
 EOF
 )

@@ -896,6 +896,21 @@ static void test_aging(void)
 	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1,
 	      "victim search did not demote");
 
+	/* A minimum speed: steps for refaults count toward the sweep. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	sz.clock = 1000;		/* half a window: 500 aging steps due */
+	s.pending = 600;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	n += cp_policy_deactivate(&p, &s, &sz, 32, false);
+	n += cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 600 && !s.aged && !s.aging,
+	      "refault steps 600, aging on top: %llu steps, %llu aged",
+	      (unsigned long long)n, (unsigned long long)s.aged);
+	sz.clock = 1500;		/* 750 due in all, 1100 taken */
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 0 && !s.aged, "the hand ahead of its minimum: %llu",
+	      (unsigned long long)n);
+
 	/* A long stop is paid with one sweep, not one per window missed. */
 	fresh(&p, &s, &sz, 1000, 1000);
 	sz.clock = 1000000;
