@@ -69,6 +69,7 @@ struct cp_verify {
 	unsigned long ino;
 	unsigned long pages;	/* indices 0..pages-1 are recorded */
 	atomic64_t counts[CP_NR_VERIFY];
+	atomic64_t rows[CP_HIST_MAX];	/* exact distances, refaults' rows */
 	u64 clock[];		/* eviction clock + 1 per index; 0: none */
 };
 

@@ -110,14 +110,27 @@ static void cp_stats_reset(void)
 }
 
 /*
- * cp_hist_reset - zero the refault histogram
+ * cp_hist_reset - zero the refault histogram and the verify comparison
+ *
+ * Both count the same refaults, so they start again together; the
+ * recorded eviction times stay.
  */
 static void cp_hist_reset(void)
 {
-	int cpu;
+	struct cp_verify *v;
+	int cpu, i;
 
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(cp.hist, cpu), 0, sizeof(*cp.hist));
+	rcu_read_lock();
+	v = rcu_dereference(cp.verify);
+	if (v) {
+		for (i = 0; i < CP_NR_VERIFY; i++)
+			atomic64_set(&v->counts[i], 0);
+		for (i = 0; i < CP_HIST_MAX; i++)
+			atomic64_set(&v->rows[i], 0);
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -471,12 +484,24 @@ static int lruvecs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(lruvecs);
 
+/* One "lo - hi  count" line of a distance table; the last row is open. */
+static void cp_show_row(struct seq_file *m, unsigned int i, u32 width,
+			u32 rows, u64 count)
+{
+	u64 lo = (u64)i * width, hi = lo + width;
+
+	if (i == rows - 1 && hi < cp.table.max_age)
+		seq_printf(m, "%9llu -       max     %9llu\n", lo, count);
+	else
+		seq_printf(m, "%9llu - %9llu     %9llu\n", lo, hi, count);
+}
+
 static int refaults_show(struct seq_file *m, void *v)
 {
 	u32 width = READ_ONCE(cp.hist_width);
 	u32 rows = READ_ONCE(cp.hist_rows);
-	u64 lo, hi, count;
 	unsigned int i;
+	u64 count;
 	int cpu;
 
 	seq_puts(m, "     Refault distance          Hits\n");
@@ -484,14 +509,7 @@ static int refaults_show(struct seq_file *m, void *v)
 		count = 0;
 		for_each_possible_cpu(cpu)
 			count += per_cpu_ptr(cp.hist, cpu)->rows[i];
-		lo = (u64)i * width;
-		hi = lo + width;
-		if (i == rows - 1 && hi < cp.table.max_age)
-			seq_printf(m, "%9llu -       max     %9llu\n", lo,
-				   count);
-		else
-			seq_printf(m, "%9llu - %9llu     %9llu\n", lo, hi,
-				   count);
+		cp_show_row(m, i, width, rows, count);
 	}
 	seq_printf(m, "      New               %9llu\n",
 		   cp_stat_sum(CP_STAT_NEW));
@@ -615,6 +633,16 @@ static int verify_show(struct seq_file *m, void *p)
 	for (i = 0; i < CP_NR_VERIFY; i++)
 		seq_printf(m, "%s %llu\n", cp_verify_names[i],
 			   v ? (u64)atomic64_read(&v->counts[i]) : 0);
+	if (v) {
+		u32 width = READ_ONCE(cp.hist_width);
+		u32 rows = READ_ONCE(cp.hist_rows);
+
+		/* The same rows as the refaults file, by exact distance. */
+		seq_puts(m, "       Exact distance          Hits\n");
+		for (i = 0; i < rows; i++)
+			cp_show_row(m, i, width, rows,
+				    atomic64_read(&v->rows[i]));
+	}
 	rcu_read_unlock();
 	return 0;
 }

@@ -299,6 +299,16 @@ static void cp_verify_evicted(const struct cp_key *k, unsigned long nr,
 		WRITE_ONCE(v->clock[k->index + i], when + 1);
 }
 
+/* The refaults histogram's row of @distance, as the knobs are now. */
+static u32 cp_hist_row(u64 distance)
+{
+	u32 width = READ_ONCE(cp.hist_width);
+	u32 rows = READ_ONCE(cp.hist_rows);
+	u64 row = distance / width;
+
+	return row < rows ? row : rows - 1;
+}
+
 static void cp_verify_refault(const struct cp_key *k, unsigned long i,
 			      u64 now, u64 estimate)
 {
@@ -325,6 +335,7 @@ static void cp_verify_refault(const struct cp_key *k, unsigned long i,
 	else
 		item = CP_VERIFY_OUTSIDE_10;
 	atomic64_inc(&v->counts[CP_VERIFY_REFAULTS]);
+	atomic64_inc(&v->rows[cp_hist_row(exact)]);
 count:
 	atomic64_inc(&v->counts[item]);
 }
@@ -408,13 +419,7 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 
 static void cp_hist_add(u64 distance)
 {
-	u32 width = READ_ONCE(cp.hist_width);
-	u32 rows = READ_ONCE(cp.hist_rows);
-	u64 row = distance / width;
-
-	if (row >= rows)
-		row = rows - 1;
-	this_cpu_inc(cp.hist->rows[row]);
+	this_cpu_inc(cp.hist->rows[cp_hist_row(distance)]);
 }
 
 static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)

@@ -595,7 +595,8 @@ static int cmd_loop(int argc, char **argv)
 	struct target t;
 	uint64_t bytes, passes, off0;
 	double sum_hr = 0, sum_mc = 0, sum_steady = 0;
-	uint64_t sink = 0, tot_sectors = 0;
+	uint64_t sink = 0, tot_sectors = 0, lru_sum = 0, lru_n = 0;
+	uint64_t lru_min = 0, lru_max = 0;
 
 	parse_args(argc, argv, &o, pos, &npos, 3);
 	need_args(npos, 3);
@@ -626,6 +627,21 @@ static int cmd_loop(int argc, char **argv)
 		for (uint64_t off = off0; off < off0 + bytes; off += o.bs) {
 			uint64_t n = off0 + bytes - off < o.bs ? off0 + bytes - off : o.bs;
 
+			/*
+			 * The file LRU's size, sampled every MiB after the first
+			 * pass: the resident size R that the ideal loop distance
+			 * F - R needs, averaged rather than caught at one moment
+			 * of kswapd's sawtooth.
+			 */
+			if (p > 1 && (off - off0) % (1 << 20) < o.bs) {
+				uint64_t lru = meminfo_kb("Active(file)") +
+					       meminfo_kb("Inactive(file)");
+
+				lru_sum += lru;
+				lru_min = lru_n && lru_min < lru ? lru_min : lru;
+				lru_max = lru > lru_max ? lru : lru_max;
+				lru_n++;
+			}
 			res += resident_pages(&t, off, n);
 			pages += n / PAGE_SZ;
 			if (o.use_mmap)
@@ -652,6 +668,9 @@ static int cmd_loop(int argc, char **argv)
 	printf("hit_ratio_steady %.4f\n",
 	       passes > 1 ? sum_steady / (passes - 1) : sum_steady);
 	printf("mincore_hit_ratio_mean %.4f\n", passes ? sum_mc / passes : 0);
+	if (lru_n)
+		printf("file_lru_kb_avg %" PRIu64 "\nfile_lru_kb_min %" PRIu64
+		       "\nfile_lru_kb_max %" PRIu64 "\n", lru_sum / lru_n, lru_min, lru_max);
 	print_verify(&t);
 	if (sink == 42)	/* keep the touches */
 		fputc('\n', stderr);

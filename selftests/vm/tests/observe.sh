@@ -10,11 +10,18 @@
 #  - >= 90% of refaults within +-10% of the true distance.  The module's
 #    verify file records the exact eviction clock of every page of the
 #    file and compares each refault's estimate with it.  The ideal loop
-#    distance F - R (R: resident file pages; every page comes back after
-#    the other F - R pages were read, each evicting one) is reported too,
-#    and asserted with readahead off, where reclaim is FIFO; with readahead
-#    on, 6.12 does not reclaim in FIFO order, so pages really do come back
-#    at other distances;
+#    distance F - R (R: resident file pages, averaged over the passes, as
+#    kswapd's sawtooth moves it by thousands of pages; every page comes
+#    back after the other F - R pages were read, each evicting one) is
+#    reported too, and asserted with readahead off when reclaim took the
+#    loop in FIFO order, i.e. when >= 90% of the exact distances (verify
+#    keeps them in the same rows) lie within +-10% of F - R.  6.12, classic
+#    or MGLRU, sometimes keeps pages past their turn, and then they really
+#    do come back at other distances (70-73% of the histogram near F - R in
+#    such boots, while 99.97% of estimates matched their exact distance);
+#    with readahead on, 6.12 does not reclaim in FIFO order at all.  In
+#    every case the histogram must show as many refaults near F - R as the
+#    exact distances do, within 3 points;
 #  - the module's refault count within 3% of the kernel's where the kernel
 #    keeps shadows (classic LRU: workingset_refault_file; MGLRU counts only
 #    refaults of its youngest generations there, so we compare with the
@@ -42,13 +49,14 @@ W=$((D0 / 100))
 MGLRU=$(cp_lru_gen)
 tap_diag "kernel $(uname -r) lru_gen $MGLRU C=$CP pages F=$FP pages expected distance ~$D0 (row width $W)"
 
-# Sum of the histogram rows lying wholly inside [lo, hi].
+# Sum of the rows of a distance table ($3: refaults or verify) lying
+# wholly inside [lo, hi], and of all its rows.
 hist_between() {
 	awk -v lo="$1" -v hi="$2" '$2 == "-" && $3 ~ /^[0-9]+$/ {
-		if ($1 >= lo && $3 <= hi) s += $4 } END { print s + 0 }' "$CP_DFS/refaults"
+		if ($1 >= lo && $3 <= hi) s += $4 } END { print s + 0 }' "$CP_DFS/$3"
 }
 hist_total() {
-	awk '$2 == "-" { s += $4 } END { print s + 0 }' "$CP_DFS/refaults"
+	awk '$2 == "-" { s += $4 } END { print s + 0 }' "$CP_DFS/$1"
 }
 pct() {
 	fcalc "100 * ($1) / ($2 > 0 ? $2 : 1)"
@@ -76,7 +84,8 @@ run_loop() {	# $1: label, $2: readahead option
 	ws0=$(vmstat workingset_refault_file)
 	cp_workload /tmp/obs.loop loop "$CP_DATA" "$F" 3 "$ra" >/dev/null
 	ws1=$(vmstat workingset_refault_file)
-	r_kb=$(file_lru_kb)
+	r_kb=$(kv file_lru_kb_avg /tmp/obs.loop)
+	tap_diag "$label file LRU during passes 3-5: avg $r_kb kB, min $(kv file_lru_kb_min /tmp/obs.loop), max $(kv file_lru_kb_max /tmp/obs.loop), now $(file_lru_kb)"
 	ins=$(cp_stat insertions)
 	ref=$(cp_stat refaults)
 	shadow=$(cp_stat kernel_shadow_refaults)
@@ -88,19 +97,27 @@ run_loop() {	# $1: label, $2: readahead option
 
 	rp=$((r_kb * 1024 / PG))
 	d=$((FP - rp))
-	tot=$(hist_total)
-	near=$(hist_between "$(fint "$d * 0.9")" "$(fint "$d * 1.1 + 1")")
-	within=$(pct "$near" "$tot")
-	awk -v w="$W" '$2 == "-" && $4 > 0' "$CP_DFS/refaults" | head -n 40 |
+	lo=$(fint "$d * 0.9")
+	hi=$(fint "$d * 1.1 + 1")
+	within=$(pct "$(hist_between "$lo" "$hi" refaults)" "$(hist_total refaults)")
+	exact=$(pct "$(hist_between "$lo" "$hi" verify)" "$(hist_total verify)")
+	awk '$2 == "-" && $4 > 0' "$CP_DFS/refaults" | head -n 40 |
 		while IFS= read -r l; do tap_diag "  $l"; done
-	if [ "$ra" = --no-readahead ]; then
+	tap_diag "$label: exact distances within +-10% of F - R = $d: $exact%; the histogram's: $within%"
+	# F - R is the true distance only if reclaim took the loop's pages in
+	# FIFO order, which the exact distances show; 6.12 sometimes keeps
+	# pages past their turn even with readahead off.
+	if [ "$ra" = --no-readahead ] && [ "$(fcalc "$exact >= 90")" = 1 ]; then
 		tap_cmp "$label: $within% of refaults within +-10% of F - R = $d (>= 90)" "$within" ">=" 90
-	else
-		tap_diag "$label: $within% of refaults within +-10% of F - R = $d"
+	elif [ "$ra" = --no-readahead ]; then
+		tap_skip "$label: $within% of refaults within +-10% of F - R = $d" \
+			"reclaim was not FIFO in this boot: only $exact% of the exact distances lie there"
 	fi
+	tap_cmp "$label: the histogram has as many refaults near F - R as the exact distances ($within% vs $exact%, within 3 points)" \
+		"$(fcalc "$within - $exact" | tr -d -)" "<=" 3
 	vr=$(kv verified_refaults "$CP_DFS/verify")
 	vok=$(($(kv within_1pct "$CP_DFS/verify") + $(kv within_5pct "$CP_DFS/verify") + $(kv within_10pct "$CP_DFS/verify")))
-	tap_diag "$label verify: $(tr '\n' ' ' <"$CP_DFS/verify")"
+	tap_diag "$label verify: $(awk 'NF == 2' "$CP_DFS/verify" | tr '\n' ' ')"
 	tap_cmp "$label: $vr of the file's refaults compared with their exact distance" \
 		"$(pct "$vr" "$ref")" ">=" 90
 	tap_cmp "$label: $(pct "$vok" "$vr")% of refaults within +-10% of the exact distance (>= 90)" \
