@@ -205,7 +205,9 @@ elif [ "$QRC" != 0 ]; then
 	FAIL+=("qemu exited with status $QRC: $(head -c 500 "$RUNDIR/qemu.stderr")")
 fi
 if grep -aqE "$PATTERN" "$CONSOLE"; then
-	FAIL+=("console: $(grep -aE "$PATTERN" "$CONSOLE" | head -n1 | tr -d '\r')")
+	# The line before a bare "Call Trace:" says why (an allocation
+	# failure, an RCU stall, the OOM killer): show it too.
+	FAIL+=("console: $(grep -aE -m1 -B3 "$PATTERN" "$CONSOLE" | tr -d '\r' | tr '\n' '|')")
 fi
 if ! grep -q '^# cptest: done' "$TAPLOG"; then
 	FAIL+=("guest did not finish its tests")

@@ -203,7 +203,7 @@ done
 
 # --- dmesg check and shutdown -----------------------------------------------
 
-BAD=$(dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|Call Trace|Kernel panic|blocked for more than' | head -n 20)
+BAD=$(dmesg | grep -E -B3 'WARNING:|BUG:|Oops|soft lockup|Call Trace|Kernel panic|blocked for more than' | head -n 24)
 if [ -z "$BAD" ]; then
 	result ok "dmesg clean"
 else

@@ -198,7 +198,7 @@ cp_lru_gen() {
 # TAP line: the kernel log shows no WARN, BUG or call trace.
 tap_dmesg_clean() {
 	if dmesg | grep -E 'WARNING:|BUG:|Call Trace' >/dev/null; then
-		tap_fail "no kernel warnings" "$(dmesg | grep -E -A5 'WARNING:|BUG:|Call Trace' | head -n 20)"
+		tap_fail "no kernel warnings" "$(dmesg | grep -E -B3 -A5 'WARNING:|BUG:|Call Trace' | head -n 24)"
 	else
 		tap_ok "no kernel warnings"
 	fi
