@@ -62,6 +62,7 @@ enum cp_verify_item {
 	CP_VERIFY_WITHIN_10,
 	CP_VERIFY_OUTSIDE_10,
 	CP_VERIFY_UNRECORDED,	/* table hit, but no exact eviction record */
+	CP_VERIFY_WITHIN_STEP,	/* estimate off by less than one clock step */
 	CP_NR_VERIFY,
 };
 

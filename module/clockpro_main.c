@@ -619,6 +619,7 @@ static const char * const cp_verify_names[CP_NR_VERIFY] = {
 	[CP_VERIFY_WITHIN_10] = "within_10pct",
 	[CP_VERIFY_OUTSIDE_10] = "outside_10pct",
 	[CP_VERIFY_UNRECORDED] = "unrecorded",
+	[CP_VERIFY_WITHIN_STEP] = "within_clock_step",
 };
 
 static int verify_show(struct seq_file *m, void *p)

@@ -334,6 +334,9 @@ static void cp_verify_refault(const struct cp_key *k, unsigned long i,
 		item = CP_VERIFY_WITHIN_10;
 	else
 		item = CP_VERIFY_OUTSIDE_10;
+	/* The timestamp's quantisation bounds the error below one step. */
+	if (err < 1ULL << cp.table.shift)
+		atomic64_inc(&v->counts[CP_VERIFY_WITHIN_STEP]);
 	atomic64_inc(&v->counts[CP_VERIFY_REFAULTS]);
 	atomic64_inc(&v->rows[cp_hist_row(exact)]);
 count:
