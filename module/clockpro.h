@@ -43,7 +43,8 @@ enum cp_stat_item {
 	CP_STAT_DEACT_SKIPPED,	/* enforce: shrink_active_list calls held */
 	CP_STAT_DEACT_TRIMMED,	/* enforce: calls trimmed or forced */
 	CP_STAT_DEACT_PAGES,	/* enforce: pages the module let deactivate */
-	CP_STAT_COLD_HITS,	/* enforce: inactive file pages re-referenced */
+	CP_STAT_COLD_HITS,	/* enforce: cold pages reused in their test */
+	CP_STAT_DEMOTED_HITS,	/* enforce: demoted hot pages reused */
 	CP_STAT_HAND_ROTATED,	/* enforce: hot pages given a second chance */
 	CP_STAT_HAND_DEMOTED,	/* enforce: hot pages the hand demoted */
 	CP_STAT_NO_LRUVEC,	/* no state slot free for an lruvec */

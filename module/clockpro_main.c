@@ -392,6 +392,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_DEACT_TRIMMED] = "deactivate_sized",
 	[CP_STAT_DEACT_PAGES] = "deactivate_pages",
 	[CP_STAT_COLD_HITS] = "cold_hits",
+	[CP_STAT_DEMOTED_HITS] = "demoted_hits",
 	[CP_STAT_HAND_ROTATED] = "hand_rotated",
 	[CP_STAT_HAND_DEMOTED] = "hand_demoted",
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",

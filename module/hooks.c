@@ -173,7 +173,7 @@ static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
 enum cp_op {
 	CP_OP_EXPIRED,		/* gone: table entries expired unused */
 	CP_OP_REFAULT,		/* r: table hit; result: enum cp_verdict */
-	CP_OP_COLD_HIT,		/* an inactive page is being activated */
+	CP_OP_COLD_HIT,		/* arg: flags (CP_FLAG_ACTIVE: was hot) */
 	CP_OP_HOT_SCANNED,	/* arg: referenced; result: rotate it */
 	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
 };
@@ -216,7 +216,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 					      a->r->flags);
 		break;
 	case CP_OP_COLD_HIT:
-		cp_policy_cold_hit(p, &s->st, &sz);
+		cp_policy_cold_hit(p, &s->st, &sz, a->arg);
 		break;
 	case CP_OP_HOT_SCANNED:
 		a->result = cp_policy_hot_scanned(p, &s->st, &sz, a->arg);
@@ -473,7 +473,9 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 
 /*
  * folio_mark_accessed() activates an inactive folio on its second
- * reference: a cold page reused within its test period.
+ * reference: a cold page reused within its test period, or a demoted hot
+ * page (shrink_active_list() marks those PG_workingset; a refault kept
+ * cold has the bit cleared by cp_enforce_insert()).
  */
 static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -484,8 +486,9 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 	    !folio_test_referenced(folio) || !folio_test_lru(folio) ||
 	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
 		return 0;
+	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
 	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
-		cp_count(CP_STAT_COLD_HITS, 1);
+		cp_count(a.arg ? CP_STAT_DEMOTED_HITS : CP_STAT_COLD_HITS, 1);
 	return 0;
 }
 

@@ -47,7 +47,10 @@
  *						move, m_c - 1 (the hot pages
  *						all proved hot)
  *	inactive page referenced again:		m_c + 1 (a cold hit in test;
- *						the kernel activates it)
+ *						the kernel activates it),
+ *						unless it is a demoted hot
+ *						page: no test period, no
+ *						adaptation
  *	table entry expired unused:		m_c - 1 per page
  *
  * Victims are credited only while the active list is within its target;
@@ -293,16 +296,25 @@ void cp_policy_expired(const struct cp_policy_params *p,
  * @p: parameters
  * @s: lruvec state
  * @sz: current LRU sizes
+ * @flags: CP_FLAG_ACTIVE if the page is a demoted hot page (PG_workingset)
  *
- * The kernel activates an inactive page on its second reference: a cold
- * page reused within its test period, so m_c + 1.
+ * The kernel activates an inactive page on its second reference.  A cold
+ * page reused within its test period means m_c + 1.  A demoted hot page
+ * has no test period (CLOCK-Pro demotes without one), so its reuse adapts
+ * nothing: counting it would let the hand's own demotions shrink the hot
+ * target, whose next trim demotes more pages in use, and so on.
+ *
+ * Return: true if the hot target adapted.
  */
-void cp_policy_cold_hit(const struct cp_policy_params *p,
-			struct cp_lru_state *s, const struct cp_lru_sizes *sz)
+bool cp_policy_cold_hit(const struct cp_policy_params *p,
+			struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+			u32 flags)
 {
 	/* Before the first refault the LRU may be tiny: no target from it. */
-	if (s->target)
-		cp_shrink(p, s, sz);
+	if (!s->target || (flags & CP_FLAG_ACTIVE))
+		return false;
+	cp_shrink(p, s, sz);
+	return true;
 }
 
 /**

@@ -84,8 +84,9 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 void cp_policy_expired(const struct cp_policy_params *p,
 		       struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 		       u32 nr);
-void cp_policy_cold_hit(const struct cp_policy_params *p,
-			struct cp_lru_state *s, const struct cp_lru_sizes *sz);
+bool cp_policy_cold_hit(const struct cp_policy_params *p,
+			struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+			u32 flags);
 bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz, bool referenced);

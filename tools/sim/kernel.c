@@ -77,7 +77,8 @@
  *    had the bit, even if the module then keeps the page cold (stat
  *    "ws_kept_cold"), exactly as in the kernel.
  *  - folio_mark_accessed() on a referenced inactive page (the kernel is
- *    about to activate it): cp_policy_cold_hit() first.  Accesses to
+ *    about to activate it): cp_policy_cold_hit() first, with
+ *    CP_FLAG_ACTIVE iff the page has PG_workingset.  Accesses to
  *    active pages just set PG_referenced, as in the kernel.
  *  - deactivation: each reclaim cycle, cp_policy_deactivate() with the
  *    kernel's nr_to_scan (min(batch, active)) and escalated = false
@@ -387,7 +388,9 @@ static void k_mark_accessed(struct kmodel *m, u32 p)
 		if (m->cp) {
 			struct cp_lru_sizes sz = k_sizes(m);
 
-			cp_policy_cold_hit(&m->o->cp, &m->st, &sz);
+			cp_policy_cold_hit(&m->o->cp, &m->st, &sz,
+					   (m->fl[p] & KP_WS) ?
+					   CP_FLAG_ACTIVE : 0);
 		}
 		k_del(m, p);
 		k_add(m, p, K_ACTIVE);

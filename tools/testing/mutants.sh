@@ -58,6 +58,8 @@ policy|aging ignores a wanted victim|if (s->age_only && !s->wanted) {|if (s->age
 policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / window) >> 16;|due = s->sweep_len;
 policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
+policy|demoted page's hit shrinks|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (!s->target)
+policy|cold hit adapts nothing|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (1)
 EOF
 )
 

@@ -296,7 +296,9 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				cp_policy_expired(&p, &s, &sz,
 						  (u32)tap_rand_below(&rs, 64));
 			} else if (op < 55) {
-				cp_policy_cold_hit(&p, &s, &sz);
+				cp_policy_cold_hit(&p, &s, &sz,
+						   tap_rand_below(&rs, 2) ?
+						   CP_FLAG_ACTIVE : 0);
 			} else if (op < 80) {
 				bool ref = tap_rand_below(&rs, 2);
 
@@ -454,13 +456,19 @@ static void test_rules(void)
 	      (long long)s.target);
 
 	/* Inactive page referenced again: m_c + 1. */
-	cp_policy_cold_hit(&p, &s, &sz);
-	CHECK(s.target == 1004 && s.shrink == 1, "cold hit: target %lld",
-	      (long long)s.target);
+	CHECK(cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1004 &&
+	      s.shrink == 1, "cold hit: target %lld", (long long)s.target);
+	/*
+	 * ... but not a demoted hot page: it has no test period, and counting
+	 * it would let demotions shrink the target that demotes more.
+	 */
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, CP_FLAG_ACTIVE) &&
+	      s.target == 1004 && s.shrink == 1,
+	      "demoted page's hit: target %lld", (long long)s.target);
 	/* ... not before the state exists (the LRU may still be tiny). */
 	memset(&s, 0, sizeof(s));
-	cp_policy_cold_hit(&p, &s, &sz);
-	CHECK(s.target == 0 && s.shrink == 0, "cold hit on no state: %lld",
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 0 &&
+	      s.shrink == 0, "cold hit on no state: %lld",
 	      (long long)s.target);
 
 	/*
@@ -527,7 +535,7 @@ static void test_rules(void)
 	      "max %lld, want %lld",
 	      (long long)cp_policy_target(&p, &s, &sz), (long long)hi);
 	for (k = 0; k < 3000; k++)
-		cp_policy_cold_hit(&p, &s, &sz);
+		cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(cp_policy_target(&p, &s, &sz) == lo && s.target == 200,
 	      "min %lld", (long long)cp_policy_target(&p, &s, &sz));
 	/* The inactive floor caps the target: 256 pages of a large LRU. */
@@ -550,7 +558,7 @@ static void test_rules(void)
 	cp_policy_expired(&p, &s, &sz, 3);
 	CHECK(s.target == 1021, "step 7 x 3: target %lld",
 	      (long long)s.target);
-	cp_policy_cold_hit(&p, &s, &sz);
+	cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(s.target == 1014, "step 7, cold hit: target %lld",
 	      (long long)s.target);
 }
@@ -699,7 +707,7 @@ static void test_fixed(void)
 	for (k = 0; k < 500; k++) {
 		cp_policy_refault(&p, &s, &sz, (u64)k * 5, k & 1 ?
 				  CP_FLAG_ACTIVE : 0);
-		cp_policy_cold_hit(&p, &s, &sz);
+		cp_policy_cold_hit(&p, &s, &sz, k & 2 ? CP_FLAG_ACTIVE : 0);
 		cp_policy_hot_scanned(&p, &s, &sz, k & 1);
 		cp_policy_deactivate(&p, &s, &sz, 32, false);
 	}

@@ -187,7 +187,7 @@ cp_module_load
 cp_workload /tmp/obs.same loop "$CP_DATA" "$F" 4 --no-readahead >/dev/null
 hm=$(kv hit_ratio_steady /tmp/obs.same)
 acts=0
-for c in promoted kept_cold kernel_activations_undone deactivate_held deactivate_sized cold_hits hand_rotated hand_demoted; do
+for c in promoted kept_cold kernel_activations_undone deactivate_held deactivate_sized cold_hits demoted_hits hand_rotated hand_demoted; do
 	acts=$((acts + $(cp_stat $c)))
 done
 cp_module_unload
