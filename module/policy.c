@@ -48,9 +48,10 @@
  *						all proved hot)
  *	inactive page referenced again:		m_c + 1 (a cold hit in test;
  *						the kernel activates it),
- *						unless it is a demoted hot
- *						page: no test period, no
- *						adaptation
+ *						unless the hot set is below
+ *						target (it fills) or the page
+ *						is a demoted hot page (no
+ *						test period)
  *	table entry expired unused:		m_c - 1 per page
  *
  * Victims are credited only while the active list is within its target;
@@ -299,10 +300,14 @@ void cp_policy_expired(const struct cp_policy_params *p,
  * @flags: CP_FLAG_ACTIVE if the page is a demoted hot page (PG_workingset)
  *
  * The kernel activates an inactive page on its second reference.  A cold
- * page reused within its test period means m_c + 1.  A demoted hot page
- * has no test period (CLOCK-Pro demotes without one), so its reuse adapts
- * nothing: counting it would let the hand's own demotions shrink the hot
- * target, whose next trim demotes more pages in use, and so on.
+ * page reused within its test period means m_c + 1, but only when the hot
+ * set is full: below its target the page simply fills it, as a refault
+ * does (cp_policy_refault()).  Counted there, the second reads of a new
+ * hot set would take the target down by the hot set's own size, and the
+ * trims that follow would demote the pages just activated.  A demoted hot
+ * page has no test period (CLOCK-Pro demotes without one), so its reuse
+ * adapts nothing either: counting it would let the hand's own demotions
+ * shrink the hot target, whose next trim demotes more pages in use.
  *
  * Return: true if the hot target adapted.
  */
@@ -313,6 +318,8 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;
+	if ((s64)sz->active < cp_policy_target(p, s, sz))
+		return false;	/* the hot set has room: it fills */
 	cp_shrink(p, s, sz);
 	return true;
 }

@@ -60,6 +60,7 @@ policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
 policy|demoted page's hit shrinks|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (!s->target)
 policy|cold hit adapts nothing|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (1)
+policy|cold hit adapts while the hot set fills|return false;	/* the hot set has room: it fills */|;
 EOF
 )
 

@@ -455,7 +455,15 @@ static void test_rules(void)
 	CHECK(s.target == 1005 && s.grow == 5, "expired 0: target %lld",
 	      (long long)s.target);
 
-	/* Inactive page referenced again: m_c + 1. */
+	/*
+	 * Inactive page referenced again: the hot set (1000) is below its
+	 * target (1005), so the page just fills it, no adaptation ...
+	 */
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1005 &&
+	      s.shrink == 0, "cold hit, hot set filling: target %lld",
+	      (long long)s.target);
+	/* ... and with the hot set full, m_c + 1. */
+	sz = sizes(1005, 995);
 	CHECK(cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1004 &&
 	      s.shrink == 1, "cold hit: target %lld", (long long)s.target);
 	/*
@@ -534,6 +542,7 @@ static void test_rules(void)
 	CHECK(cp_policy_target(&p, &s, &sz) == hi && s.target == hi,
 	      "max %lld, want %lld",
 	      (long long)cp_policy_target(&p, &s, &sz), (long long)hi);
+	sz = sizes(1900, 100);	/* the same LRU, the hot set full */
 	for (k = 0; k < 3000; k++)
 		cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(cp_policy_target(&p, &s, &sz) == lo && s.target == 200,
@@ -558,6 +567,7 @@ static void test_rules(void)
 	cp_policy_expired(&p, &s, &sz, 3);
 	CHECK(s.target == 1021, "step 7 x 3: target %lld",
 	      (long long)s.target);
+	sz = sizes(1100, 900);
 	cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(s.target == 1014, "step 7, cold hit: target %lld",
 	      (long long)s.target);

@@ -96,6 +96,25 @@ run() {
 		work hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" &&
 		h=$(kv hot_hit_ratio "$out")
 		;;
+	hotprimed)
+		# The hot set again, after a stream has filled memory: the
+		# module's state for the lruvec then exists when the hot set's
+		# second reads activate it.  Those activations are cold hits;
+		# counted as CLOCK-Pro's m_c + 1 while the hot set was still
+		# filling, they took the hot target down by the size of the hot
+		# set (a CI boot: 0.732, 22628 cold hits, 22613 target shrinks;
+		# here, before the fix, 20986 shrinks, though the stream's
+		# expiries grew the target back before the kernel asked for a
+		# trim).  Asserted: < 5% of the hot set.
+		cpwork loop "$CP_DATA" "$(mb "$C * 11 / 10")" 1 \
+			--offset "$((HOT + STREAM))" >/dev/null 2>&1 &&
+		work hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" &&
+		h=$(kv hot_hit_ratio "$out") &&
+		if [ "$cfg" = clockpro ]; then
+			tap_cmp "hot set filling with memory full: $(cp_stat adapt_shrink) hot-target shrinks < 5% of its $((HOT / PG)) pages" \
+				"$(cp_stat adapt_shrink)" "<" "$((HOT / PG / 20))"
+		fi
+		;;
 	zipf)
 		work zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 &&
 		h=$(last_phase "$out")
@@ -143,14 +162,14 @@ res() {
 : >/tmp/enf.res
 cfgs="stock clockpro"
 [ -e $LRU_GEN ] && cfgs="stock mglru clockpro"
-for w in loop hotstream twopools zipf phase zigzag loop_ra memcg; do
+for w in loop hotstream hotprimed twopools zipf phase zigzag loop_ra memcg; do
 	for cfg in $cfgs; do
 		run "$cfg" "$w"
 	done
 done
 
 tap_diag "workload     stock    mglru    clockpro"
-for w in loop loop_ra hotstream twopools zipf phase zigzag memcg; do
+for w in loop loop_ra hotstream hotprimed twopools zipf phase zigzag memcg; do
 	tap_diag "$(printf '%-10s %8s %8s %8s' "$w" "$(res "$w" stock)" "$(res "$w" mglru)" "$(res "$w" clockpro)")"
 done
 
@@ -160,10 +179,12 @@ tap_cmp "two pools: $(res twopools clockpro) >= 0.47 (stock $(res twopools stock
 	"$(res twopools clockpro)" ">=" 0.47
 tap_cmp "hot set during the stream: $(res hotstream clockpro) >= 0.96" \
 	"$(res hotstream clockpro)" ">=" 0.96
+tap_cmp "hot set during the stream, memory filled first: $(res hotprimed clockpro) >= 0.96" \
+	"$(res hotprimed clockpro)" ">=" 0.96
 tap_cmp "Zipf 0.9: $(res zipf clockpro) >= 0.74" "$(res zipf clockpro)" ">=" 0.74
 tap_cmp "loop in a memcg: $(res memcg clockpro) >= 0.6 (stock $(res memcg stock))" \
 	"$(res memcg clockpro)" ">=" 0.6
-for w in loop loop_ra hotstream twopools zipf phase memcg; do
+for w in loop loop_ra hotstream hotprimed twopools zipf phase memcg; do
 	best=$(awk -v n="$w" '$1 == n && $2 != "clockpro" && $3 > b { b = $3 } END { print b + 0 }' /tmp/enf.res)
 	desc="$w: clockpro $(res "$w" clockpro) no more than 1 point below the best stock $best"
 	if [ "$w" = phase ]; then
