@@ -105,14 +105,17 @@ run() {
 		# set (a CI boot: 0.732, 22628 cold hits, 22613 target shrinks;
 		# here, before the fix, 20986 shrinks, though the stream's
 		# expiries grew the target back before the kernel asked for a
-		# trim).  Asserted: < 5% of the hot set.
+		# trim).  Asserted: fewer than a quarter of the hot set's size
+		# (the old rule: all of it, 20978-22169 in 4 boots; this one:
+		# 0 in 9 boots, 1527 = 7% in one whose state began with a small
+		# target, so that the hot set passed it while still filling).
 		cpwork loop "$CP_DATA" "$(mb "$C * 11 / 10")" 1 \
 			--offset "$((HOT + STREAM))" >/dev/null 2>&1 &&
 		work hotstream "$CP_DATA" "$HOT" "$HOT" "$STREAM" &&
 		h=$(kv hot_hit_ratio "$out") &&
 		if [ "$cfg" = clockpro ]; then
-			tap_cmp "hot set filling with memory full: $(cp_stat adapt_shrink) hot-target shrinks < 5% of its $((HOT / PG)) pages" \
-				"$(cp_stat adapt_shrink)" "<" "$((HOT / PG / 20))"
+			tap_cmp "hot set filling with memory full: $(cp_stat adapt_shrink) hot-target shrinks < 25% of its $((HOT / PG)) pages" \
+				"$(cp_stat adapt_shrink)" "<" "$((HOT / PG / 4))"
 		fi
 		;;
 	zipf)
