@@ -49,9 +49,10 @@
  *	inactive page referenced again:		m_c + 1 (a cold hit in test;
  *						the kernel activates it),
  *						unless the hot set is below
- *						target (it fills) or the page
- *						is a demoted hot page (no
- *						test period)
+ *						target (it fills), the page
+ *						was admitted while it filled,
+ *						or the page is a demoted hot
+ *						page (no test period)
  *	table entry expired unused:		m_c - 1 per page
  *
  * Victims are credited only while the active list is within its target;
@@ -167,6 +168,9 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 	*s = (struct cp_lru_state){
 		.age_clock = sz->clock,
 		.sweep_len = sz->active,
+		/* the inactive pages were admitted before any target existed */
+		.fill_clock = sz->clock,
+		.fill_inactive = sz->inactive,
 	};
 	/*
 	 * Start from target_init_pct, or from the active list the kernel
@@ -226,6 +230,22 @@ static void cp_ensure_init(const struct cp_policy_params *p,
 		cp_policy_state_init(p, s, sz);
 }
 
+/*
+ * Remember when the hot set was last filling: below its target by more
+ * than the hysteresis band.  The inactive pages of that moment were
+ * admitted while there was room for hot pages (cp_policy_cold_hit()).
+ */
+static void cp_note_fill(const struct cp_policy_params *p,
+			 struct cp_lru_state *s, const struct cp_lru_sizes *sz)
+{
+	u64 hyst = CP_PCT(cp_lru(sz), p->hyst_pct);
+
+	if ((s64)(sz->active + hyst) < cp_policy_target(p, s, sz)) {
+		s->fill_clock = sz->clock;
+		s->fill_inactive = sz->inactive;
+	}
+}
+
 /**
  * cp_policy_refault - decide where a refaulting page goes
  * @p: parameters
@@ -249,6 +269,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;
 
 	cp_ensure_init(p, s, sz);
+	cp_note_fill(p, s, sz);
 	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
 		/* Room in the hot set; if a victim made it, it is spent. */
 		if (s->credits)
@@ -289,6 +310,7 @@ void cp_policy_expired(const struct cp_policy_params *p,
 		       u32 nr)
 {
 	cp_ensure_init(p, s, sz);
+	cp_note_fill(p, s, sz);
 	cp_grow(p, s, sz, nr);
 }
 
@@ -309,6 +331,16 @@ void cp_policy_expired(const struct cp_policy_params *p,
  * adapts nothing either: counting it would let the hand's own demotions
  * shrink the hot target, whose next trim demotes more pages in use.
  *
+ * Nor does the reuse of a page admitted while the hot set was filling:
+ * CLOCK-Pro would have made it hot at once, so it never had a test
+ * period.  Such pages are the inactive ones of the last moment the hot set
+ * was below its target by more than the hysteresis band (or of the
+ * state's start); the inactive list is a FIFO, so they are gone once that
+ * many pages have been evicted since.  Without this rule a loop's second
+ * pass, finding much of its first pass still in memory, counted tens of
+ * thousands of activations as cold hits once the hot set reached its
+ * target, took the target to its minimum and lost the loop for passes.
+ *
  * Return: true if the hot target adapted.
  */
 bool cp_policy_cold_hit(const struct cp_policy_params *p,
@@ -318,8 +350,11 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;
+	cp_note_fill(p, s, sz);
 	if ((s64)sz->active < cp_policy_target(p, s, sz))
 		return false;	/* the hot set has room: it fills */
+	if (sz->clock - s->fill_clock < s->fill_inactive)
+		return false;	/* admitted while it filled: no test period */
 	cp_shrink(p, s, sz);
 	return true;
 }
@@ -435,6 +470,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 		return nr_to_scan;
 
 	cp_ensure_init(p, s, sz);
+	cp_note_fill(p, s, sz);
 	target = cp_policy_target(p, s, sz);
 	if ((s64)sz->active > target + (s64)hyst) {
 		n = min_t(u64, sz->active - (u64)target,

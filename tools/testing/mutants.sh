@@ -61,6 +61,10 @@ policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)
 policy|demoted page's hit shrinks|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (!s->target)
 policy|cold hit adapts nothing|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (1)
 policy|cold hit adapts while the hot set fills|return false;	/* the hot set has room: it fills */|;
+policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill_inactive)|if (0)
+policy|state start is no fill|.fill_inactive = sz->inactive,|.fill_inactive = 0,
+policy|fill never noted|s->fill_inactive = sz->inactive;|(void)0;
+policy|fill noted without the band|if ((s64)(sz->active + hyst) < cp_policy_target(p, s, sz)) {|if ((s64)sz->active <= cp_policy_target(p, s, sz)) {
 EOF
 )
 

@@ -462,8 +462,17 @@ static void test_rules(void)
 	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1005 &&
 	      s.shrink == 0, "cold hit, hot set filling: target %lld",
 	      (long long)s.target);
-	/* ... and with the hot set full, m_c + 1. */
+	/*
+	 * ... nor while the inactive pages of the state's start (1000,
+	 * admitted before any target) may still be there ...
+	 */
 	sz = sizes(1005, 995);
+	sz.clock = 999;
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1005 &&
+	      s.shrink == 0, "cold hit, 999 of 1000 evicted: target %lld",
+	      (long long)s.target);
+	/* ... and once they are gone, with the hot set full, m_c + 1. */
+	sz.clock = 1000;
 	CHECK(cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1004 &&
 	      s.shrink == 1, "cold hit: target %lld", (long long)s.target);
 	/*
@@ -473,6 +482,12 @@ static void test_rules(void)
 	CHECK(!cp_policy_cold_hit(&p, &s, &sz, CP_FLAG_ACTIVE) &&
 	      s.target == 1004 && s.shrink == 1,
 	      "demoted page's hit: target %lld", (long long)s.target);
+	/* One page below the target, within the band: the hot set fills. */
+	sz = sizes(1003, 997);
+	sz.clock = 1000;
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 1004 &&
+	      s.shrink == 1, "cold hit, one below target: target %lld",
+	      (long long)s.target);
 	/* ... not before the state exists (the LRU may still be tiny). */
 	memset(&s, 0, sizeof(s));
 	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.target == 0 &&
@@ -543,6 +558,7 @@ static void test_rules(void)
 	      "max %lld, want %lld",
 	      (long long)cp_policy_target(&p, &s, &sz), (long long)hi);
 	sz = sizes(1900, 100);	/* the same LRU, the hot set full */
+	sz.clock = 1000;	/* and the inactive list turned over */
 	for (k = 0; k < 3000; k++)
 		cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(cp_policy_target(&p, &s, &sz) == lo && s.target == 200,
@@ -568,6 +584,7 @@ static void test_rules(void)
 	CHECK(s.target == 1021, "step 7 x 3: target %lld",
 	      (long long)s.target);
 	sz = sizes(1100, 900);
+	sz.clock = 1000;
 	cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(s.target == 1014, "step 7, cold hit: target %lld",
 	      (long long)s.target);
@@ -603,6 +620,59 @@ static void mini_refault(struct mini_lru *m, bool hot_referenced)
 			m->sz.inactive++;
 		}
 	}
+}
+
+/*
+ * A burst of second references to pages read while the hot set was still
+ * filling: the loop's second pass when most of its first pass is still in
+ * memory (a CI boot lost the loop this way, 0.55 with the old rule).  The
+ * state starts with a small hot set and a large inactive list; every
+ * reference activates an inactive page, and every other one costs an
+ * eviction.  None of them is a test-period hit: the target must hold.
+ * Once the inactive list has turned over, cold hits adapt again.
+ */
+static void test_fill_burst(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	s64 target;
+	int k;
+
+	fresh(&p, &s, &sz, 100, 1900);
+	sz.clock = 5000;
+	cp_policy_state_init(&p, &s, &sz);
+	target = s.target;
+	for (k = 0; k < 1700; k++) {
+		cp_policy_cold_hit(&p, &s, &sz, 0);
+		sz.active++;
+		sz.inactive--;
+		if (k & 1) {
+			sz.clock++;	/* one eviction, one insertion */
+			cp_policy_deactivate(&p, &s, &sz, 32, false);
+		}
+	}
+	CHECK(s.shrink == 0 && s.target == target,
+	      "burst of 1700 hits, hot set from 100 to 1800: %llu shrinks, target %lld from %lld",
+	      (unsigned long long)s.shrink, (long long)s.target,
+	      (long long)target);
+	/* The inactive list of the fill (1900 pages) has been evicted. */
+	sz.clock = 5000 + 1900;
+	CHECK(cp_policy_cold_hit(&p, &s, &sz, 0) && s.shrink == 1,
+	      "after the turnover: shrinks %llu", (unsigned long long)s.shrink);
+	/* A hot set well below target is filling again: hits wait anew. */
+	sz = (struct cp_lru_sizes){ .active = 500, .inactive = 1500,
+				    .clock = 8000 };
+	cp_policy_refault(&p, &s, &sz, 100, 0);
+	sz = (struct cp_lru_sizes){ .active = 1500, .inactive = 500,
+				    .clock = 8000 + 1499 };
+	CHECK(!cp_policy_cold_hit(&p, &s, &sz, 0) && s.shrink == 1,
+	      "refilled, 1499 of 1500 evicted: shrinks %llu",
+	      (unsigned long long)s.shrink);
+	sz.clock++;
+	CHECK(cp_policy_cold_hit(&p, &s, &sz, 0) && s.shrink == 2,
+	      "refilled, turned over: shrinks %llu",
+	      (unsigned long long)s.shrink);
 }
 
 /*
@@ -973,6 +1043,7 @@ static const struct cp_test tests[] = {
 	{ "validate_u32_overflow", test_validate_overflow },
 	{ "target_bounds_random_events", test_random_events },
 	{ "adaptation_rules", test_rules },
+	{ "fill_burst", test_fill_burst },
 	{ "loop_scenario", test_loop_scenario },
 	{ "one_promotion_per_victim", test_one_promotion_per_victim },
 	{ "fixed_target", test_fixed },
