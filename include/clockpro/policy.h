@@ -26,7 +26,7 @@ struct cp_policy_params {
 #define CP_POLICY_DEFAULTS {					\
 	.target_min_pct = 10,						\
 	.target_max_pct = 95,						\
-	.target_init_pct = 50,						\
+	.target_init_pct = 67,						\
 	.fixed_pct = 0,							\
 	.step = 1,							\
 	.hyst_pct = 2,							\

@@ -412,6 +412,7 @@ static void fresh(struct cp_policy_params *p, struct cp_lru_state *s,
 		  struct cp_lru_sizes *sz, u64 a, u64 i)
 {
 	cp_policy_defaults(p);
+	p->target_init_pct = 50;	/* round numbers below */
 	*sz = sizes(a, i);
 	cp_policy_state_init(p, s, sz);
 }
