@@ -230,17 +230,23 @@ static void cp_ensure_init(const struct cp_policy_params *p,
 		cp_policy_state_init(p, s, sz);
 }
 
+/* The dead band around the target, in pages. */
+static u64 cp_hyst(const struct cp_policy_params *p,
+		   const struct cp_lru_sizes *sz)
+{
+	return CP_PCT(cp_lru(sz), p->hyst_pct);
+}
+
 /*
- * Remember when the hot set was last filling: below its target by more
- * than the hysteresis band.  The inactive pages of that moment were
- * admitted while there was room for hot pages (cp_policy_cold_hit()).
+ * Remember when the hot set was last filling: below @target by more than
+ * the hysteresis band.  The inactive pages of that moment were admitted
+ * while there was room for hot pages (cp_policy_cold_hit()).
  */
 static void cp_note_fill(const struct cp_policy_params *p,
-			 struct cp_lru_state *s, const struct cp_lru_sizes *sz)
+			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+			 s64 target)
 {
-	u64 hyst = CP_PCT(cp_lru(sz), p->hyst_pct);
-
-	if ((s64)(sz->active + hyst) < cp_policy_target(p, s, sz)) {
+	if ((s64)(sz->active + cp_hyst(p, sz)) < target) {
 		s->fill_clock = sz->clock;
 		s->fill_inactive = sz->inactive;
 	}
@@ -267,10 +273,12 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 				  u64 distance, u32 flags)
 {
 	u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;
+	s64 target;
 
 	cp_ensure_init(p, s, sz);
-	cp_note_fill(p, s, sz);
-	if ((s64)sz->active < cp_policy_target(p, s, sz)) {
+	target = cp_policy_target(p, s, sz);
+	cp_note_fill(p, s, sz, target);
+	if ((s64)sz->active < target) {
 		/* Room in the hot set; if a victim made it, it is spent. */
 		if (s->credits)
 			s->credits--;
@@ -310,7 +318,7 @@ void cp_policy_expired(const struct cp_policy_params *p,
 		       u32 nr)
 {
 	cp_ensure_init(p, s, sz);
-	cp_note_fill(p, s, sz);
+	cp_note_fill(p, s, sz, cp_policy_target(p, s, sz));
 	cp_grow(p, s, sz, nr);
 }
 
@@ -347,11 +355,14 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 			struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			u32 flags)
 {
+	s64 target;
+
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;
-	cp_note_fill(p, s, sz);
-	if ((s64)sz->active < cp_policy_target(p, s, sz))
+	target = cp_policy_target(p, s, sz);
+	cp_note_fill(p, s, sz, target);
+	if ((s64)sz->active < target)
 		return false;	/* the hot set has room: it fills */
 	if (sz->clock - s->fill_clock < s->fill_inactive)
 		return false;	/* admitted while it filled: no test period */
@@ -461,7 +472,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated)
 {
-	u64 hyst = CP_PCT(cp_lru(sz), p->hyst_pct);
+	u64 hyst = cp_hyst(p, sz);
 	s64 target;
 	u64 n;
 
@@ -470,8 +481,8 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 		return nr_to_scan;
 
 	cp_ensure_init(p, s, sz);
-	cp_note_fill(p, s, sz);
 	target = cp_policy_target(p, s, sz);
+	cp_note_fill(p, s, sz, target);
 	if ((s64)sz->active > target + (s64)hyst) {
 		n = min_t(u64, sz->active - (u64)target,
 			  max_t(u64, nr_to_scan, 1024));

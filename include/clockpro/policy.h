@@ -47,7 +47,7 @@ struct cp_lru_state {
 	u64 sweep_len;		/* active pages when this sweep started */
 	u64 sweep_given;	/* of those, steps granted so far */
 	bool age_only;		/* the last scan granted was aging alone */
-	u64 fill_clock;		/* eviction clock when the hot set last filled */
+	u64 fill_clock;		/* eviction clock when last seen filling */
 	u64 fill_inactive;	/* inactive pages at that moment */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */

@@ -47,7 +47,7 @@ policy|deactivate holds below the floor|if (escalated \|\| sz->inactive < cp_flo
 policy|deactivate ignores escalation|if (escalated \|\| sz->inactive < cp_floor(p, sz))|if (sz->inactive < cp_floor(p, sz))
 policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
-policy|never fills the hot set|if ((s64)sz->active < cp_policy_target(p, s, sz)) {|if (0) {
+policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
 policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
@@ -64,7 +64,7 @@ policy|cold hit adapts while the hot set fills|return false;	/* the hot set has 
 policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill_inactive)|if (0)
 policy|state start is no fill|.fill_inactive = sz->inactive,|.fill_inactive = 0,
 policy|fill never noted|s->fill_inactive = sz->inactive;|(void)0;
-policy|fill noted without the band|if ((s64)(sz->active + hyst) < cp_policy_target(p, s, sz)) {|if ((s64)sz->active <= cp_policy_target(p, s, sz)) {
+policy|fill noted without the band|if ((s64)(sz->active + cp_hyst(p, sz)) < target) {|if ((s64)sz->active <= target) {
 EOF
 )
 
