@@ -47,6 +47,7 @@ enum cp_stat_item {
 	CP_STAT_DEMOTED_HITS,	/* enforce: demoted hot pages reused */
 	CP_STAT_HAND_ROTATED,	/* enforce: hot pages given a second chance */
 	CP_STAT_HAND_DEMOTED,	/* enforce: hot pages the hand demoted */
+	CP_STAT_IDLE_HOT,	/* enforce: new pages inserted hot, set idle */
 	CP_STAT_NO_LRUVEC,	/* no state slot free for an lruvec */
 	CP_STAT_MGLRU_SEEN,	/* enforce dropped: MGLRU reclaim ran */
 	CP_NR_STATS,

@@ -184,6 +184,7 @@ enum cp_knob_id {
 	CP_KNOB_FLOOR_PAGES,
 	CP_KNOB_HAND_BATCH,
 	CP_KNOB_AGE,
+	CP_KNOB_IDLE,
 	CP_KNOB_HIST_WIDTH,
 	CP_KNOB_HIST_ROWS,
 	CP_NR_KNOBS,
@@ -209,6 +210,7 @@ static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
 	CP_PARAM_KNOB(CP_KNOB_FLOOR_PAGES, floor_pages, 0, 1U << 30),
 	CP_PARAM_KNOB(CP_KNOB_HAND_BATCH, hand_batch, 1, 4096),
 	CP_PARAM_KNOB(CP_KNOB_AGE, age_pct, 0, 1000),
+	CP_PARAM_KNOB(CP_KNOB_IDLE, idle_pct, 0, 100),
 	[CP_KNOB_HIST_WIDTH] = { .name = "hist_width", .val = &cp.hist_width,
 				 .min = 0, .max = U32_MAX },
 	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
@@ -297,6 +299,8 @@ module_param_cb(hand_batch, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HAND_BATCH], 0
 MODULE_PARM_DESC(hand_batch, "Active pages the hot hand scans per request [DEFAULT: 512]");
 module_param_cb(age_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_AGE], 0644);
 MODULE_PARM_DESC(age_pct, "Hot hand passes every active page once per this % of the LRU in evictions, clearing bits; 0 = off [DEFAULT: 100]");
+module_param_cb(idle_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_IDLE], 0644);
+MODULE_PARM_DESC(idle_pct, "The hot set is idle after this % of the LRU is inserted without any reuse: new pages go hot, LRU order; 0 = never [DEFAULT: 2]");
 module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0644);
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
@@ -395,13 +399,14 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_DEMOTED_HITS] = "demoted_hits",
 	[CP_STAT_HAND_ROTATED] = "hand_rotated",
 	[CP_STAT_HAND_DEMOTED] = "hand_demoted",
+	[CP_STAT_IDLE_HOT] = "idle_inserted_hot",
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
 	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
 };
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
-	u64 aged, age_kept;
+	u64 aged, age_kept, idle_demoted;
 	s64 target;
 };
 
@@ -421,6 +426,7 @@ static void cp_sum_lruvec(void *arg, void *lruvec,
 	sum->pending += st->pending;
 	sum->aged += st->aged;
 	sum->age_kept += st->age_kept;
+	sum->idle_demoted += st->idle_demoted;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -453,6 +459,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_pending %llu\n", sum.pending);
 	seq_printf(m, "hand_aged %llu\n", sum.aged);
 	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);
+	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
 
 	seq_puts(m, "hooks");
 	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)

@@ -18,8 +18,9 @@
  *	      hot hand; a kretprobe on folio_referenced() turns its scan
  *	      into CLOCK steps (rotate referenced, demote the rest);
  *	      folio_mark_accessed() on a referenced inactive file folio is
- *	      a cold hit.  evict_folios() only runs under MGLRU: seeing it
- *	      drops enforce mode, which has no lever there.
+ *	      a cold hit, on a used active one a hot page's reuse.
+ *	      evict_folios() only runs under MGLRU: seeing it drops
+ *	      enforce mode, which has no lever there.
  *
  * Handlers live in .kprobes.text (__kprobes), where no probe can land.
  * All handlers run with preemption disabled (the eviction one with IRQs
@@ -43,6 +44,18 @@
 #include "clockpro/compat.h"
 
 /* === Page identity and lruvecs === */
+
+/* A block device's page: filesystem metadata (CP_FLAG_META). */
+static bool cp_folio_meta(struct folio *folio)
+{
+	struct address_space *mapping = READ_ONCE(folio->mapping);
+	struct inode *host;
+
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+		return false;
+	host = READ_ONCE(mapping->host);
+	return host && S_ISBLK(host->i_mode);
+}
 
 struct cp_key {
 	unsigned long mapping;
@@ -174,8 +187,10 @@ enum cp_op {
 	CP_OP_EXPIRED,		/* gone: table entries expired unused */
 	CP_OP_REFAULT,		/* r: table hit; result: enum cp_verdict */
 	CP_OP_COLD_HIT,		/* arg: flags (CP_FLAG_ACTIVE: was hot) */
-	CP_OP_HOT_SCANNED,	/* arg: referenced; result: rotate it */
+	CP_OP_HOT_SCANNED,	/* arg: CP_SCAN_*; result: rotate it */
 	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
+	CP_OP_NEW_PAGE,		/* result: enum cp_verdict */
+	CP_OP_REUSED,		/* a hot page was used again */
 };
 
 struct cp_op_args {
@@ -224,6 +239,12 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	case CP_OP_DEACTIVATE:
 		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
 						 false);
+		break;
+	case CP_OP_NEW_PAGE:
+		a->result = cp_policy_new_page(p, &s->st, &sz);
+		break;
+	case CP_OP_REUSED:
+		cp_policy_reused(&s->st);
 		break;
 	}
 	done = true;
@@ -394,15 +415,34 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 static void cp_enforce_insert(struct folio *folio, bool hit,
 			      const struct cp_refault *r)
 {
-	struct cp_op_args a = { .r = r, .result = CP_KEEP_COLD };
+	struct cp_op_args a = { .result = CP_KEEP_COLD };
+	bool meta = cp_folio_meta(folio);
+	struct cp_refault rm;
 
-	if (hit && !cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
-		return;		/* no state: leave it to the kernel */
+	if (hit) {
+		rm = *r;
+		if (meta)
+			rm.flags |= CP_FLAG_META;
+		a.r = &rm;
+		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
+			return;	/* no state: leave it to the kernel */
+	} else if (!meta) {
+		/* metadata stays out of the idle rule: never inserted hot */
+		cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a);
+	}
 
 	if (a.result == CP_PROMOTE) {
-		cp_count(CP_STAT_PROMOTED, folio_nr_pages(folio));
+		cp_count(hit ? CP_STAT_PROMOTED : CP_STAT_IDLE_HOT,
+			 folio_nr_pages(folio));
 		if (!folio_test_active(folio))
 			folio_set_active(folio);
+		/*
+		 * A new page inserted hot while the hot set is idle: its
+		 * first read must not pass for the reuse of a hot page
+		 * (cp_accessed_pre()).
+		 */
+		if (!hit && folio_test_workingset(folio))
+			folio_clear_workingset(folio);
 		return;
 	}
 	if (hit)
@@ -472,23 +512,51 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 /* === Enforce: hot references and the active target === */
 
 /*
+ * Any reuse ends the hot set's idleness (cp_policy_reused()); the slot lock
+ * is taken only while the lruvec counts pages inserted without one.
+ */
+static void cp_reused(struct lruvec *lruvec)
+{
+	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
+	struct cp_op_args a = { 0 };
+
+	if (s && READ_ONCE(s->st.quiet))
+		cp_policy_op(lruvec, CP_OP_REUSED, &a);
+}
+
+/*
  * folio_mark_accessed() activates an inactive folio on its second
  * reference: a cold page reused within its test period, or a demoted hot
  * page (shrink_active_list() marks those PG_workingset; a refault kept
- * cold has the bit cleared by cp_enforce_insert()).
+ * cold has the bit cleared by cp_enforce_insert()).  On an active folio
+ * it is the reuse of a hot page when PG_referenced is already set or the
+ * hot hand has rotated the folio (PG_workingset, cp_referenced_ret()):
+ * not the first read of a new page inserted hot.  A block device's pages
+ * (filesystem metadata, which the filesystem touches on every read of a
+ * file) prove nothing about the hot set: they never end its idleness.
  */
 static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
 	struct cp_op_args a = { 0 };
 
-	if (!cp_enforcing() || folio_test_active(folio) ||
-	    !folio_test_referenced(folio) || !folio_test_lru(folio) ||
+	if (!cp_enforcing() || !folio_test_lru(folio) ||
 	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
 		return 0;
+	if (folio_test_active(folio)) {
+		if ((folio_test_referenced(folio) ||
+		     folio_test_workingset(folio)) && !cp_folio_meta(folio))
+			cp_reused(cp_folio_lruvec(folio));
+		return 0;
+	}
+	if (!folio_test_referenced(folio))
+		return 0;
 	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
+	if (cp_folio_meta(folio))
+		a.arg |= CP_FLAG_META;
 	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
-		cp_count(a.arg ? CP_STAT_DEMOTED_HITS : CP_STAT_COLD_HITS, 1);
+		cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
+			 CP_STAT_COLD_HITS, 1);
 	return 0;
 }
 
@@ -524,13 +592,22 @@ static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
 {
 	struct cp_referenced_data *d = (void *)ri->data;
 	bool young = regs_return_value(regs) > 0;
-	struct cp_op_args a;
+	struct cp_op_args a = { 0 };
 
-	a.arg = folio_test_clear_referenced(d->folio) || young;
+	if (folio_test_clear_referenced(d->folio))
+		a.arg |= CP_SCAN_REFERENCED;
+	if (young)
+		a.arg |= CP_SCAN_YOUNG;
 	if (!cp_policy_op(cp_folio_lruvec(d->folio), CP_OP_HOT_SCANNED, &a))
 		return 0;
 	if (a.result) {
 		cp_count(CP_STAT_HAND_ROTATED, folio_nr_pages(d->folio));
+		/*
+		 * Proven hot: its next read is a reuse even with the bit
+		 * clear.  Deactivation would set PG_workingset anyway, so
+		 * eviction and refault see nothing they would not have.
+		 */
+		folio_set_workingset(d->folio);
 		*d->vm_flags |= VM_EXEC;
 		regs_set_return_value(regs, 1);
 	} else {

@@ -21,6 +21,7 @@ struct cp_policy_params {
 	u32 floor_pages;	/* ... nor below this many pages */
 	u32 hand_batch;		/* hot-hand pages scanned per request */
 	u32 age_pct;		/* hot hand aging window, % of the LRU */
+	u32 idle_pct;		/* no reuse for this % of the LRU: idle */
 };
 
 #define CP_POLICY_DEFAULTS {					\
@@ -34,6 +35,7 @@ struct cp_policy_params {
 	.floor_pages = 256,						\
 	.hand_batch = 512,						\
 	.age_pct = 100,							\
+	.idle_pct = 2,							\
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
@@ -49,6 +51,11 @@ struct cp_lru_state {
 	bool age_only;		/* the last scan granted was aging alone */
 	u64 fill_clock;		/* eviction clock when last seen filling */
 	u64 fill_inactive;	/* inactive pages at that moment */
+	u64 quiet;		/* pages inserted since the last reuse */
+	bool idle_on;		/* an idle episode is under way */
+	u64 idle_old;		/* hot pages older than it, to drain */
+	u64 idle_debt;		/* hot pages the idle rule demoted */
+	u32 idle_shift;		/* idle window doubled this many times */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -60,6 +67,8 @@ struct cp_lru_state {
 	u64 trims;		/* deactivation requests sized */
 	u64 aged;		/* hot-hand steps taken for aging */
 	u64 age_kept;		/* unreferenced pages aging left hot */
+	u64 idle_hot;		/* new pages inserted hot: hot set idle */
+	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */
@@ -68,6 +77,18 @@ struct cp_lru_sizes {
 	u64 inactive;
 	u64 clock;	/* evictions so far (the nonresident table's clock) */
 };
+
+/*
+ * Policy-only flag for cp_policy_refault() and cp_policy_cold_hit(): the
+ * page is a block device's (filesystem metadata, touched by the
+ * filesystem on every access to its files), no evidence that the hot set
+ * is in use.  The table's flags (CP_FLAG_ACTIVE) never use this bit.
+ */
+#define CP_FLAG_META		BIT(0)
+
+/* What the hot hand saw on an active page (cp_policy_hot_scanned()). */
+#define CP_SCAN_REFERENCED	0x1	/* PG_referenced was set */
+#define CP_SCAN_YOUNG		0x2	/* a mapping's PTE was young */
 
 enum cp_verdict {
 	CP_KEEP_COLD = 0,	/* insert on the inactive list */
@@ -83,6 +104,10 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 				  struct cp_lru_state *s,
 				  const struct cp_lru_sizes *sz,
 				  u64 distance, u32 flags);
+enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
+				   struct cp_lru_state *s,
+				   const struct cp_lru_sizes *sz);
+void cp_policy_reused(struct cp_lru_state *s);
 void cp_policy_expired(const struct cp_policy_params *p,
 		       struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 		       u32 nr);
@@ -91,7 +116,7 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 			u32 flags);
 bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
-			   const struct cp_lru_sizes *sz, bool referenced);
+			   const struct cp_lru_sizes *sz, u32 seen);
 u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated);

@@ -70,7 +70,7 @@
  *    alone).
  *  - miss: cp_table_lookup(); on a hit cp_policy_refault() decides:
  *    PROMOTE inserts at the active head, KEEP_COLD at the inactive head;
- *    a table miss inserts at the inactive head.  This replaces the
+ *    on a table miss cp_policy_new_page() decides the same way.  This replaces the
  *    kernel's activation decision, but workingset_refault() still runs
  *    before it: it advances the age, counts WORKINGSET_ACTIVATE_FILE and
  *    sets PG_workingset when it would have activated a page whose shadow
@@ -78,15 +78,17 @@
  *    "ws_kept_cold"), exactly as in the kernel.
  *  - folio_mark_accessed() on a referenced inactive page (the kernel is
  *    about to activate it): cp_policy_cold_hit() first, with
- *    CP_FLAG_ACTIVE iff the page has PG_workingset.  Accesses to
- *    active pages just set PG_referenced, as in the kernel.
+ *    CP_FLAG_ACTIVE iff the page has PG_workingset.  An access to an
+ *    active page with PG_referenced or PG_workingset set is a hot page's
+ *    reuse: cp_policy_reused().
  *  - deactivation: each reclaim cycle, cp_policy_deactivate() with the
  *    kernel's nr_to_scan (min(batch, active)) and escalated = false
  *    returns how many active pages to scan (more or fewer than
  *    nr_to_scan).  Each scanned page is a HAND_hot step:
  *    cp_policy_hot_scanned(referenced = PG_referenced) says rotate (the
- *    bit is cleared and the page goes back to the active head, as the
- *    module's folio_referenced() kretprobe makes shrink_active_list() do)
+ *    bit is cleared, PG_workingset set, and the page goes back to the
+ *    active head, as the module's folio_referenced() kretprobe makes
+ *    shrink_active_list() do)
  *    or demote (deactivated as above).  With param cp_gate=1 it is only
  *    called when stock 6.1 would have called shrink_active_list() (see
  *    above), which is where the module's kprobe sits.
@@ -382,6 +384,10 @@ static bool k_table_lookup(struct kmodel *m, u32 p, struct cp_refault *rf)
 
 static void k_mark_accessed(struct kmodel *m, u32 p)
 {
+	/* a hot page used again (not a new page's first read) */
+	if (m->cp && m->where[p] == K_ACTIVE && (m->fl[p] & (KP_REF | KP_WS))) {
+		cp_policy_reused(&m->st);
+	}
 	if (!(m->fl[p] & KP_REF)) {
 		m->fl[p] |= KP_REF;
 	} else if (m->where[p] == K_INACTIVE) {
@@ -433,11 +439,12 @@ static void k_deactivate(struct kmodel *m, u64 n, bool hand)
 		k_del(m, p);
 		if (hand) {
 			struct cp_lru_sizes sz = k_sizes(m);
-			bool ref = m->fl[p] & KP_REF;
+			u32 seen = (m->fl[p] & KP_REF) ? CP_SCAN_REFERENCED : 0;
 
 			sz.active++;	/* the page is isolated, not gone */
-			if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, ref)) {
+			if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, seen)) {
 				m->fl[p] &= ~KP_REF;
+				m->fl[p] |= KP_WS;	/* proven hot */
 				k_add(m, p, K_ACTIVE);
 				m->rotated++;
 				continue;
@@ -539,6 +546,10 @@ static void k_insert(struct kmodel *m, u32 p)
 				m->promotions++;
 			else
 				m->kept_cold++;
+		} else {
+			struct cp_lru_sizes sz = k_sizes(m);
+
+			v = cp_policy_new_page(&m->o->cp, &m->st, &sz);
 		}
 		if (v != CP_PROMOTE && (m->fl[p] & KP_WS))
 			m->ws_kept_cold++;
@@ -656,6 +667,8 @@ static int k_run(struct run *r, bool cp)
 		run_stat(r, "shrink", (double)m.st.shrink);
 		run_stat(r, "rotated", (double)m.st.rotated);
 		run_stat(r, "demoted", (double)m.st.demoted);
+		run_stat(r, "idle_hot", (double)m.st.idle_hot);
+		run_stat(r, "idle_demoted", (double)m.st.idle_demoted);
 		run_stat(r, "deact_skips", (double)m.st.skips);
 		run_stat(r, "deact_trims", (double)m.st.trims);
 		run_stat(r, "deact_gated", (double)m.deact_gated);

@@ -112,6 +112,7 @@ static const struct param params[] = {
 	CPP(floor_pages, "kernel-clockpro: inactive floor, pages"),
 	CPP(hand_batch, "kernel-clockpro: hot-hand pages per request"),
 	CPP(age_pct, "kernel-clockpro: hot-hand sweep window, % of the LRU"),
+	CPP(idle_pct, "kernel-clockpro: inserted without reuse, % of the LRU, = idle"),
 	SP(batch, "kernel*: pages reclaimed per cycle (32)"),
 	SP(miss_mark, "kernel*: a miss is also marked accessed (1)"),
 	SP(cp_gate, "kernel-clockpro: deactivate only when 6.1 would (0)"),

@@ -49,7 +49,7 @@ policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
 policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
-policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
+policy|credits above the band|(s64)cp_hyst(p, sz) &&|(s64)cp_hyst(p, sz) * 1000 &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
 policy|validate accepts max 100|if (p->target_max_pct + p->floor_pct > 99)|if (p->target_max_pct + p->floor_pct > 100)
 policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 test = 1;
@@ -65,6 +65,27 @@ policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill
 policy|state start is no fill|.fill_inactive = sz->inactive,|.fill_inactive = 0,
 policy|fill never noted|s->fill_inactive = sz->inactive;|(void)0;
 policy|fill noted without the band|if ((s64)(sz->active + cp_hyst(p, sz)) < target) {|if ((s64)sz->active <= target) {
+policy|idle ignores the knob|return p->idle_pct &&|return
+policy|never idle|return p->idle_pct &&|return 0 &&
+policy|idle one page early|s->quiet > CP_PCT(|s->quiet >= CP_PCT(
+policy|reuse forgotten|s->quiet = 0;|(void)0;
+policy|new pages not counted|s->quiet++;|(void)0;
+policy|idle demotes young pages|if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {|if (cp_idle(p, s, sz)) {
+policy|idle hand keeps referenced pages|if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {|if (0) {
+policy|refault within the LRU no reuse|cp_policy_reused(s);|(void)0;
+policy|cold hit no reuse|cp_policy_reused(s);	/* a cold page used again */|(void)0;
+policy|metadata refault is a reuse|if (!(flags & CP_FLAG_META))|if (1)
+policy|state start forgets the idle count|.quiet = s->quiet,|.quiet = 0,
+policy|idle does not drain|return min_t(u64, max_t(u64, nr_to_scan, p->hand_batch),|return min_t(u64, nr_to_scan,
+policy|idle drains new pages too|s->idle_old);|-1);
+policy|idle episode not started|s->idle_old = sz->active;|s->idle_old = 0;
+policy|old pages not counted down|s->idle_old--;|(void)0;
+policy|reuse keeps the drain|s->idle_old = 0;|(void)0;
+policy|idle window never doubles|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct);
+policy|lost bet without debt|(flags & CP_FLAG_ACTIVE) && s->idle_debt) {|(flags & CP_FLAG_ACTIVE)) {
+policy|lost bet from beyond the LRU|if (distance <= cp_lru(sz) && (flags & CP_FLAG_ACTIVE)|if ((flags & CP_FLAG_ACTIVE)
+policy|idle debt never kept|s->idle_debt++;|(void)0;
+policy|idle window uncapped|if (s->idle_shift < 6)|if (s->idle_shift < 60)
 EOF
 )
 

@@ -139,6 +139,9 @@ static void test_validate(void)
 		{ -EINVAL, { MUT(age_pct, 1001) } },
 		{ 0, { MUT(age_pct, 0) } },
 		{ 0, { MUT(age_pct, 1000) } },
+		{ -EINVAL, { MUT(idle_pct, 101) } },
+		{ 0, { MUT(idle_pct, 0) } },
+		{ 0, { MUT(idle_pct, 100) } },
 	};
 	unsigned int i;
 
@@ -195,6 +198,7 @@ static void random_params(uint64_t *rs, struct cp_policy_params *p)
 	static const u32 fpages[] = { 0, 1, 256, 100000 };
 	static const u32 batches[] = { 1, 32, 512, 4096 };
 	static const u32 ages[] = { 0, 1, 100, 1000 };
+	static const u32 idles[] = { 0, 1, 2, 100 };
 
 	p->floor_pct = (u32)tap_rand_below(rs, 51);
 	p->target_min_pct = 1 + (u32)tap_rand_below(rs, 99 - p->floor_pct);
@@ -211,6 +215,7 @@ static void random_params(uint64_t *rs, struct cp_policy_params *p)
 	p->floor_pages = fpages[tap_rand_below(rs, ARRAY_SIZE(fpages))];
 	p->hand_batch = batches[tap_rand_below(rs, ARRAY_SIZE(batches))];
 	p->age_pct = ages[tap_rand_below(rs, ARRAY_SIZE(ages))];
+	p->idle_pct = idles[tap_rand_below(rs, ARRAY_SIZE(idles))];
 }
 
 static u64 random_size(uint64_t *rs)
@@ -234,6 +239,7 @@ struct rand_stats {
 	u64 oversized, pending_over, promote, cold;
 	u64 credits_above;	/* credits granted above the target */
 	u64 aging_over;		/* aging owed beyond the active list */
+	u64 bad_idle;		/* new-page verdicts against the idle rule */
 };
 
 /*
@@ -261,10 +267,9 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			   p.target_min_pct, p.target_max_pct,
 			   p.target_init_pct, p.fixed_pct, p.floor_pct))
 			continue;
+		memset(&s, 0, sizeof(s));	/* as the module's slots */
 		if (tap_rand_below(&rs, 2))
-			cp_policy_state_init(&p, &s, &sz);
-		else
-			memset(&s, 0, sizeof(s));	/* set lazily */
+			cp_policy_state_init(&p, &s, &sz);	/* else lazily */
 		for (i = 0; i < 200; i++) {
 			u64 op = tap_rand_below(&rs, 100), r;
 			u64 moves = s.grow + s.shrink, credits = s.credits;
@@ -281,7 +286,7 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				   tap_rand_below(&rs, 64 + sz.active / 8) : 0;
 			if (sz.active > max_active)
 				max_active = sz.active;
-			if (op < 35) {
+			if (op < 30) {
 				u64 lru = sz.active + sz.inactive;
 				u64 d = tap_rand_below(&rs, 2 * lru + 2);
 				u32 fl = tap_rand_below(&rs, 3) ?
@@ -292,29 +297,48 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 					st->promote++;
 				else
 					st->cold++;
-			} else if (op < 45) {
+			} else if (op < 38) {
 				cp_policy_expired(&p, &s, &sz,
 						  (u32)tap_rand_below(&rs, 64));
-			} else if (op < 55) {
+			} else if (op < 46) {
 				cp_policy_cold_hit(&p, &s, &sz,
 						   tap_rand_below(&rs, 2) ?
 						   CP_FLAG_ACTIVE : 0);
-			} else if (op < 80) {
-				bool ref = tap_rand_below(&rs, 2);
-
+			} else if (op < 70) {
+				u32 seen = (u32)tap_rand_below(&rs, 4);
 				bool keep = s.age_only && !s.wanted;
+				bool idle = p.idle_pct &&
+					    s.quiet > pct(sz.active + sz.inactive,
+							  p.idle_pct);
 
 				/*
 				 * aging alone keeps unreferenced pages hot,
-				 * unless a refault wants a victim
+				 * unless a refault wants a victim; an idle
+				 * hot set keeps only pages with young PTEs
 				 */
-				if (cp_policy_hot_scanned(&p, &s, &sz, ref) !=
-				    (ref || keep))
+				if (cp_policy_hot_scanned(&p, &s, &sz, seen) !=
+				    ((seen & CP_SCAN_YOUNG) ||
+				     (!idle && (seen || keep))))
 					st->bad_adapted++;
 				if (s.credits > credits &&
 				    (s64)sz.active > cp_policy_target(&p, &s,
-								      &sz))
+								      &sz) +
+				    (s64)pct(sz.active + sz.inactive,
+					     p.hyst_pct))
 					st->credits_above++;
+			} else if (op < 76) {
+				u64 q = s.quiet + 1;
+				bool idle = p.idle_pct &&
+					    q > pct(sz.active + sz.inactive,
+						    p.idle_pct);
+
+				if ((cp_policy_new_page(&p, &s, &sz) ==
+				     CP_PROMOTE) != idle || s.quiet != q)
+					st->bad_idle++;
+			} else if (op < 80) {
+				cp_policy_reused(&s);
+				if (s.quiet)
+					st->bad_idle++;
 			} else {
 				u64 nr = tap_rand_below(&rs, 4096);
 				bool esc = tap_rand_below(&rs, 4) == 0;
@@ -396,6 +420,8 @@ static void test_random_events(void)
 	      (unsigned long long)st.pending_over);
 	CHECK(st.aging_over == 0, "%llu times aging owed beyond the largest active list",
 	      (unsigned long long)st.aging_over);
+	CHECK(st.bad_idle == 0, "%llu new-page verdicts or reuses against the idle rule",
+	      (unsigned long long)st.bad_idle);
 	CHECK(st.promote > st.events / 50 && st.cold > st.events / 50,
 	      "verdicts one-sided");
 }
@@ -414,6 +440,7 @@ static void fresh(struct cp_policy_params *p, struct cp_lru_state *s,
 	cp_policy_defaults(p);
 	p->target_init_pct = 50;	/* round numbers below */
 	*sz = sizes(a, i);
+	memset(s, 0, sizeof(*s));
 	cp_policy_state_init(p, s, sz);
 }
 
@@ -780,6 +807,7 @@ static void test_fixed(void)
 	cp_policy_defaults(&p);
 	p.fixed_pct = 30;
 	sz = sizes(1000, 1000);
+	memset(&s, 0, sizeof(s));
 	cp_policy_state_init(&p, &s, &sz);
 	CHECK(cp_policy_target(&p, &s, &sz) == 600, "fixed 30%%: %lld",
 	      (long long)cp_policy_target(&p, &s, &sz));
@@ -833,6 +861,7 @@ static void test_credit_within_target(void)
 	cp_policy_defaults(&p);
 	p.fixed_pct = 20;
 	sz = sizes(800, 1200);
+	memset(&s, 0, sizeof(s));
 	cp_policy_state_init(&p, &s, &sz);
 	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) > 0,
 	      "no trim above the fixed target");
@@ -847,11 +876,16 @@ static void test_credit_within_target(void)
 	/* Adaptive: the LRU shrank from 2000 to 1000 pages. */
 	fresh(&p, &s, &sz, 1000, 1000);
 	cp_policy_expired(&p, &s, &sz, 700);	/* target 1700 */
-	sz = sizes(965, 35);			/* target now 950 */
+	sz = sizes(975, 25);			/* target now 950, band 20 */
 	cp_policy_hot_scanned(&p, &s, &sz, false);
 	CHECK(s.credits == 0,
-	      "965 active, target %lld: demotion credited (s->target %lld)",
+	      "975 active, target %lld: demotion credited (s->target %lld)",
 	      (long long)cp_policy_target(&p, &s, &sz), (long long)s.target);
+	/* Within the band a victim is credited: the size holds. */
+	sz = sizes(970, 30);
+	cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits == 1, "970 active, target 950 + 20: credits %llu",
+	      (unsigned long long)s.credits);
 
 	random_events(&st, tap.seed ^ 1, tap_scaled(1000, 300));
 	tap_info("random events: %llu credits granted above the target",
@@ -1038,6 +1072,152 @@ static void test_aging(void)
 	CHECK(n == 0 && !s.aged, "age_pct 0: %llu", (unsigned long long)n);
 }
 
+/*
+ * "The hot set is idle when no page of the lruvec has been reused while
+ * more than idle_pct% of the LRU was inserted" (policy.c): new pages then
+ * go hot, and the hand demotes what it finds, PG_referenced or not, but
+ * not pages with young PTEs.  Any reuse ends it: a hot page read again, a
+ * cold hit, a refault of any distance - but not a metadata page's.
+ */
+static void test_idle(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 credits;
+	int k, hot = 0;
+
+	fresh(&p, &s, &sz, 1500, 500);	/* LRU 2000: idle after 40 */
+	p.idle_pct = 2;
+	for (k = 0; k < 40; k++)
+		hot += cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE;
+	CHECK(hot == 0 && s.quiet == 40, "40 new pages: %d hot, quiet %llu",
+	      hot, (unsigned long long)s.quiet);
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      s.idle_demoted == 0, "not idle yet: a referenced page rotates");
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE && s.idle_hot == 1,
+	      "41st new page: hot");
+
+	/* Idle: the bit is stale, a young PTE is not; no victim credits. */
+	credits = s.credits;
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      s.idle_demoted == 1 && s.credits == credits,
+	      "idle: a referenced page rotated, credits %llu",
+	      (unsigned long long)s.credits);
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz,
+				    CP_SCAN_REFERENCED | CP_SCAN_YOUNG) &&
+	      cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_YOUNG) &&
+	      s.idle_demoted == 1, "idle: a young page demoted");
+
+	/* A hot page read again ends it. */
+	CHECK(s.idle_on && s.idle_old == 1500 - 1, "episode: old %llu",
+	      (unsigned long long)s.idle_old);
+	cp_policy_reused(&s);
+	CHECK(!s.idle_on && !s.idle_old &&
+	      cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD && s.quiet == 1,
+	      "after a reuse: quiet %llu, old %llu",
+	      (unsigned long long)s.quiet, (unsigned long long)s.idle_old);
+
+	/* So does a cold hit, and a refault within the LRU ... */
+	for (k = 0; k < 40; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	cp_policy_cold_hit(&p, &s, &sz, CP_FLAG_ACTIVE);
+	CHECK(s.quiet == 0, "cold hit: quiet %llu",
+	      (unsigned long long)s.quiet);
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	cp_policy_refault(&p, &s, &sz, 2000, CP_FLAG_ACTIVE);
+	CHECK(s.quiet == 0, "refault within the LRU: quiet %llu",
+	      (unsigned long long)s.quiet);
+
+	/* ... and from beyond it: the page was read before. */
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(cp_policy_refault(&p, &s, &sz, 1 << 30, 0) == CP_KEEP_COLD &&
+	      s.quiet == 0, "beyond: quiet %llu", (unsigned long long)s.quiet);
+
+	/* Not a metadata page's, refault or cold hit. */
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_META);
+	cp_policy_cold_hit(&p, &s, &sz, CP_FLAG_META);
+	CHECK(s.quiet == 41, "metadata reuse: quiet %llu",
+	      (unsigned long long)s.quiet);
+
+	/* Idle, deactivation drains the hot set, target or not. */
+	fresh(&p, &s, &sz, 900, 1100);		/* below its target of 1000 */
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) == 0,
+	      "not idle, below target: the active list is held");
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.idle_old == 900 &&
+	      cp_policy_deactivate(&p, &s, &sz, 32, false) == p.hand_batch &&
+	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 900,
+	      "idle: drained, old %llu", (unsigned long long)s.idle_old);
+	/* ... only the pages that were hot when it began */
+	for (k = 0; k < 899; k++)
+		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
+	CHECK(s.idle_old == 1 &&
+	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 1,
+	      "one old page left: old %llu", (unsigned long long)s.idle_old);
+	cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) == 0,
+	      "old hot set drained, below target: held");
+	s.idle_debt = 0;
+
+	/*
+	 * A hot page the idle rule demoted refaults within the LRU: the
+	 * bet lost, the window doubles (up to 64 times); without such a
+	 * demotion outstanding, a demoted page's refault changes nothing.
+	 */
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      s.idle_debt == 1, "idle demotion: debt %llu",
+	      (unsigned long long)s.idle_debt);
+	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+	CHECK(s.idle_debt == 0 && s.idle_shift == 1, "lost bet: shift %u",
+	      s.idle_shift);
+	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+	CHECK(s.idle_shift == 1, "no debt: shift %u", s.idle_shift);
+	for (k = 0; k < 79; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD &&
+	      cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE,
+	      "window of 80 after one loss: quiet %llu",
+	      (unsigned long long)s.quiet);
+	for (k = 0; k < 10; k++) {
+		s.idle_debt = 1;
+		cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+	}
+	CHECK(s.idle_shift == 6, "shift capped: %u", s.idle_shift);
+	s.idle_debt = 1;
+	cp_policy_refault(&p, &s, &sz, 2001, CP_FLAG_ACTIVE);
+	CHECK(s.idle_debt == 1, "beyond the LRU: no verdict on the bet");
+
+	/* Counted before any target exists, and kept when the state starts. */
+	memset(&s, 0, sizeof(s));
+	sz = sizes(1500, 500);
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(!s.target && s.quiet == 41 && s.idle_hot == 1,
+	      "no state: quiet %llu, %llu hot", (unsigned long long)s.quiet,
+	      (unsigned long long)s.idle_hot);
+	cp_policy_expired(&p, &s, &sz, 0);
+	CHECK(s.target && s.quiet == 41 && s.idle_hot == 1 &&
+	      cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE,
+	      "state started: quiet %llu", (unsigned long long)s.quiet);
+
+	/* The window follows the LRU's size; idle_pct 0 is never idle. */
+	sz = sizes(15000, 5000);
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD,
+	      "LRU 20000: 42 pages are no idleness");
+	p.idle_pct = 0;
+	for (k = 0; k < 100000; k++)
+		hot += cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE;
+	CHECK(hot == 0 && cp_policy_hot_scanned(&p, &s, &sz,
+						 CP_SCAN_REFERENCED),
+	      "idle_pct 0: %d new pages hot", hot);
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -1051,6 +1231,7 @@ static const struct cp_test tests[] = {
 	{ "credit_only_within_target", test_credit_within_target },
 	{ "deactivate_rules", test_deactivate },
 	{ "hot_hand_aging", test_aging },
+	{ "idle_hot_set", test_idle },
 };
 
 int main(int argc, char **argv)

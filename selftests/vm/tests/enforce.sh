@@ -17,7 +17,7 @@
 #   reclaim works on the memcg's own lruvec
 # (zipf and two pools: 8 C reads, the last quarter measured)
 #   every workload but zigzag: no more than 1 point below the best stock
-#   (reported: TODO when missed); phase: >= 0.25 (see below)
+#   (reported: TODO when missed); phase: >= 0.60 (see below)
 #   zigzag (alternating-direction scans, where LRU is right): the loss is
 #   reported and bounded: clockpro keeps at least half of stock's hits
 #
@@ -150,7 +150,7 @@ run() {
 		h=0
 	fi
 	if [ "$cfg" = clockpro ]; then
-		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|adapt_grow|adapt_shrink|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 	fi
 	[ "$cfg" = mglru ] && echo n >$LRU_GEN
@@ -191,29 +191,20 @@ for w in loop loop_ra hotstream hotprimed twopools zipf phase memcg; do
 	best=$(awk -v n="$w" '$1 == n && $2 != "clockpro" && $3 > b { b = $3 } END { print b + 0 }' /tmp/enf.res)
 	desc="$w: clockpro $(res "$w" clockpro) no more than 1 point below the best stock $best"
 	if [ "$w" = phase ]; then
-		# Known gap: the new region's pages are promoted only as
-		# their refaults find victims in the old hot set, one per
-		# refault kept cold (the hand's aging, age_pct, has cleared
-		# the old set's bits by then); MGLRU adopts the new region at
-		# once.  The paper's CLOCK-Pro does no better (simulator:
-		# 36.9% vs LRU 75%).  Reported as a known failure (TODO).
-		# Asserted: the new region is adopted by the last passes
-		# (>= 0.25; 0.15-0.17 when the old set's stale bits held it
-		# off, 0.30-0.34 with the hand's aging).  Stock classic
-		# varies from 0.38 to 0.48 between boots, so the distance to
-		# it is reported, not asserted.
-		tap_cmp "phase: clockpro $(res phase clockpro) >= 0.25 (stock classic $(res phase stock))" \
-			"$(res phase clockpro)" ">=" 0.25
-		if [ "$(fcalc "$(res phase clockpro) >= $(res phase stock) - 0.10")" = 1 ]; then
-			tap_ok "phase: clockpro no more than 10 points below stock classic"
-		else
-			tap_todo "phase: clockpro no more than 10 points below stock classic" \
-				"stock classic $(res phase stock) in this boot"
-		fi
+		# CLOCK-Pro alone adopts a new region one victim per
+		# refault (0.30, where MGLRU has 0.75): the idle rule
+		# (idle_pct) inserts the new pages hot, behind the old hot
+		# set, once no page has been reused for 2% of the LRU.
+		# Asserted: >= 0.60 (the rule at work; pass 2 of the new
+		# region then hits); within 1 point of the best stock is
+		# reported (TODO when missed): the pages read before the
+		# rule engages are lost for one pass, 700-4100 of them.
+		tap_cmp "phase: clockpro $(res phase clockpro) >= 0.60 (stock classic $(res phase stock))" \
+			"$(res phase clockpro)" ">=" 0.60
 		if [ "$(fcalc "$(res phase clockpro) >= $best - 0.01")" = 1 ]; then
 			tap_ok "$desc"
 		else
-			tap_todo "$desc" "a new region is promoted one victim per refault, MGLRU adopts it at once"
+			tap_todo "$desc" "the new region's first pages, read before the hot set counts as idle, miss once more"
 		fi
 		continue
 	fi

@@ -49,6 +49,8 @@ for dir in "$CP_DFS" "$PAR"; do
 	bad_write "$dir/hand_batch" 100000
 	bad_write "$dir/age_pct" 1001
 	bad_write "$dir/age_pct" -1
+	bad_write "$dir/idle_pct" 101
+	bad_write "$dir/idle_pct" -1
 	bad_write "$dir/hist_rows" 0
 	bad_write "$dir/hist_rows" 257
 	# Inconsistent with the others: min above max, max leaving no floor.
@@ -61,6 +63,8 @@ for dir in "$CP_DFS" "$PAR"; do
 	good_write "$dir/hist_rows" 64
 	good_write "$dir/age_pct" 0
 	good_write "$dir/age_pct" 100
+	good_write "$dir/idle_pct" 0
+	good_write "$dir/idle_pct" 2
 done
 bad_write "$CP_DFS/refaults" 5
 if printf 2 >"$CP_DFS/reset" 2>/dev/null; then
