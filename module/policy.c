@@ -55,9 +55,8 @@
  *						page (no test period)
  *	table entry expired unused:		m_c - 1 per page
  *
- * Victims are credited only while the active list is within its target
- * and hysteresis band (one promotion per victim keeps its size); above
- * the band, where the trims run, demotions merely shrink the list.
+ * Victims are credited only while the active list is within its target;
+ * above it, demotions merely shrink the list.
  *
  * The hand also ages: it passes every hot page at least once per window
  * of age_pct% of the LRU size in evictions, clearing bits, and demotes on
@@ -515,8 +514,7 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 	if (s->wanted)
 		s->wanted--;
 	s->demoted++;
-	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) +
-					     (s64)cp_hyst(p, sz) &&
+	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
 	    s->credits < sz->active)
 		s->credits++;
 	return false;

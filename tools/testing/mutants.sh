@@ -49,7 +49,7 @@ policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
 policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
-policy|credits above the band|(s64)cp_hyst(p, sz) &&|(s64)cp_hyst(p, sz) * 1000 &&
+policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
 policy|validate accepts max 100|if (p->target_max_pct + p->floor_pct > 99)|if (p->target_max_pct + p->floor_pct > 100)
 policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 test = 1;

@@ -78,7 +78,14 @@ run() {
 	name=$2
 	case $cfg in
 	mglru) echo y >$LRU_GEN ;;
-	clockpro) cp_module_load mode=enforce ;;
+	clockpro)
+		# the idle rule is opt-in; phase is measured with it on
+		if [ "$name" = phase ]; then
+			cp_module_load mode=enforce idle_pct=2
+		else
+			cp_module_load mode=enforce
+		fi
+		;;
 	esac
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
