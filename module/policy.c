@@ -96,8 +96,8 @@
  * while a scan runs: it is demoted as LRU would demote it.  The policy
  * learns from that, as ARC learns from its ghost lists: when a hot page
  * the idle rule demoted refaults within the LRU's size, the bet was lost
- * and the window doubles (up to 64 times idle_pct).  idle_pct 0 turns the
- * rule off.
+ * and the window doubles (up to 64 times idle_pct).  The rule is opt-in:
+ * idle_pct 0, the default, turns it off.
  *
  *		Holding the target
  *
