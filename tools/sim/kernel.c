@@ -70,8 +70,8 @@
  *    alone).
  *  - miss: cp_table_lookup(); on a hit cp_policy_refault() decides:
  *    PROMOTE inserts at the active head, KEEP_COLD at the inactive head;
- *    on a table miss cp_policy_new_page() decides the same way.  This replaces the
- *    kernel's activation decision, but workingset_refault() still runs
+ *    on a table miss cp_policy_new_page() decides the same way.  This
+ *    replaces the kernel's activation decision, but workingset_refault() still runs
  *    before it: it advances the age, counts WORKINGSET_ACTIVATE_FILE and
  *    sets PG_workingset when it would have activated a page whose shadow
  *    had the bit, even if the module then keeps the page cold (stat
@@ -385,9 +385,8 @@ static bool k_table_lookup(struct kmodel *m, u32 p, struct cp_refault *rf)
 static void k_mark_accessed(struct kmodel *m, u32 p)
 {
 	/* a hot page used again (not a new page's first read) */
-	if (m->cp && m->where[p] == K_ACTIVE && (m->fl[p] & (KP_REF | KP_WS))) {
+	if (m->cp && m->where[p] == K_ACTIVE && (m->fl[p] & (KP_REF | KP_WS)))
 		cp_policy_reused(&m->st);
-	}
 	if (!(m->fl[p] & KP_REF)) {
 		m->fl[p] |= KP_REF;
 	} else if (m->where[p] == K_INACTIVE) {
