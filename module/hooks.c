@@ -185,7 +185,7 @@ static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
 
 enum cp_op {
 	CP_OP_EXPIRED,		/* gone: table entries expired unused */
-	CP_OP_REFAULT,		/* r: table hit; result: enum cp_verdict */
+	CP_OP_REFAULT,		/* r, arg (CP_FLAG_META); result: verdict */
 	CP_OP_COLD_HIT,		/* arg: flags (CP_FLAG_ACTIVE: was hot) */
 	CP_OP_HOT_SCANNED,	/* arg: CP_SCAN_*; result: rotate it */
 	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
@@ -228,7 +228,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		break;
 	case CP_OP_REFAULT:
 		a->result = cp_policy_refault(p, &s->st, &sz, a->r->distance,
-					      a->r->flags);
+					      a->r->flags | (u32)a->arg);
 		break;
 	case CP_OP_COLD_HIT:
 		cp_policy_cold_hit(p, &s->st, &sz, a->arg);
@@ -415,18 +415,14 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 static void cp_enforce_insert(struct folio *folio, bool hit,
 			      const struct cp_refault *r)
 {
-	struct cp_op_args a = { .result = CP_KEEP_COLD };
+	struct cp_op_args a = { .r = r, .result = CP_KEEP_COLD };
 	bool meta = cp_folio_meta(folio);
-	struct cp_refault rm;
 
 	if (hit) {
-		rm = *r;
-		if (meta)
-			rm.flags |= CP_FLAG_META;
-		a.r = &rm;
+		a.arg = meta ? CP_FLAG_META : 0;
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
 			return;	/* no state: leave it to the kernel */
-	} else if (!meta) {
+	} else if (!meta && READ_ONCE(cp.params.idle_pct)) {
 		/* metadata stays out of the idle rule: never inserted hot */
 		cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a);
 	}
@@ -544,7 +540,9 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
 		return 0;
 	if (folio_test_active(folio)) {
-		if ((folio_test_referenced(folio) ||
+		/* only the idle rule wants a hot page's reuse */
+		if (READ_ONCE(cp.params.idle_pct) &&
+		    (folio_test_referenced(folio) ||
 		     folio_test_workingset(folio)) && !cp_folio_meta(folio))
 			cp_reused(cp_folio_lruvec(folio));
 		return 0;
@@ -603,11 +601,13 @@ static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
 	if (a.result) {
 		cp_count(CP_STAT_HAND_ROTATED, folio_nr_pages(d->folio));
 		/*
-		 * Proven hot: its next read is a reuse even with the bit
-		 * clear.  Deactivation would set PG_workingset anyway, so
-		 * eviction and refault see nothing they would not have.
+		 * Proven hot: for the idle rule, its next read is a reuse
+		 * even with the bit clear.  Deactivation would set
+		 * PG_workingset anyway, so eviction and refault see nothing
+		 * they would not have.
 		 */
-		folio_set_workingset(d->folio);
+		if (READ_ONCE(cp.params.idle_pct))
+			folio_set_workingset(d->folio);
 		*d->vm_flags |= VM_EXEC;
 		regs_set_return_value(regs, 1);
 	} else {

@@ -89,8 +89,7 @@
  *
  * The old hot set then flows to the inactive list ahead of the new pages,
  * which stay resident as under LRU; the new pages leave the active list
- * only by the usual trims.  The
- * first reuse of any kind ends it.
+ * only by the usual trims.  The first reuse of any kind ends it.
  *
  * The price is CLOCK-Pro's scan resistance for a hot set that is idle
  * while a scan runs: it is demoted as LRU would demote it.  The policy
@@ -313,8 +312,8 @@ static bool cp_idle(const struct cp_policy_params *p,
  * @s: lruvec state
  *
  * A reference to a page already referenced (a hot page, or a cold page in
- * its test period) or a refault within the LRU's size: the hot set is not
- * idle.  Needs no parameters and no initialised state.
+ * its test period) or a refault of any distance: the hot set is not idle.
+ * Needs no parameters and no initialised state.
  */
 void cp_policy_reused(struct cp_lru_state *s)
 {
