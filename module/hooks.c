@@ -526,8 +526,11 @@ static void cp_reused(struct lruvec *lruvec)
  * page (shrink_active_list() marks those PG_workingset; a refault kept
  * cold has the bit cleared by cp_enforce_insert()).  On an active folio
  * it is the reuse of a hot page when PG_referenced is already set or the
- * hot hand has rotated the folio (PG_workingset, cp_referenced_ret()):
- * not the first read of a new page inserted hot.  A block device's pages
+ * folio has PG_workingset: the hot hand rotated it (cp_referenced_ret()),
+ * or the kernel activated it here, which clears PG_referenced and would
+ * leave its next read unseen.  Neither is true of the first read of a new
+ * page inserted hot.  Deactivation sets PG_workingset anyway: eviction
+ * and refault see nothing they would not have.  A block device's pages
  * (filesystem metadata, which the filesystem touches on every read of a
  * file) prove nothing about the hot set: they never end its idleness.
  */
@@ -552,6 +555,8 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
 	if (cp_folio_meta(folio))
 		a.arg |= CP_FLAG_META;
+	else if (READ_ONCE(cp.params.idle_pct))
+		folio_set_workingset(folio);	/* the kernel activates it */
 	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
 		cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
 			 CP_STAT_COLD_HITS, 1);

@@ -78,9 +78,10 @@
  *    "ws_kept_cold"), exactly as in the kernel.
  *  - folio_mark_accessed() on a referenced inactive page (the kernel is
  *    about to activate it): cp_policy_cold_hit() first, with
- *    CP_FLAG_ACTIVE iff the page has PG_workingset.  An access to an
- *    active page with PG_referenced or PG_workingset set is a hot page's
- *    reuse: cp_policy_reused().
+ *    CP_FLAG_ACTIVE iff the page has PG_workingset; with idle_pct set
+ *    the page is then marked PG_workingset.  An access to an active page
+ *    with PG_referenced or PG_workingset set is a hot page's reuse:
+ *    cp_policy_reused().
  *  - deactivation: each reclaim cycle, cp_policy_deactivate() with the
  *    kernel's nr_to_scan (min(batch, active)) and escalated = false
  *    returns how many active pages to scan (more or fewer than
@@ -396,6 +397,9 @@ static void k_mark_accessed(struct kmodel *m, u32 p)
 			cp_policy_cold_hit(&m->o->cp, &m->st, &sz,
 					   (m->fl[p] & KP_WS) ?
 					   CP_FLAG_ACTIVE : 0);
+			/* the hooks mark it: its next read is a reuse */
+			if (m->o->cp.idle_pct)
+				m->fl[p] |= KP_WS;
 		}
 		k_del(m, p);
 		k_add(m, p, K_ACTIVE);
