@@ -406,7 +406,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
-	u64 aged, age_kept, idle_demoted;
+	u64 aged, age_kept, idle_demoted, idle_reinstated;
 	s64 target;
 };
 
@@ -427,6 +427,7 @@ static void cp_sum_lruvec(void *arg, void *lruvec,
 	sum->aged += st->aged;
 	sum->age_kept += st->age_kept;
 	sum->idle_demoted += st->idle_demoted;
+	sum->idle_reinstated += st->idle_reinstated;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -460,6 +461,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_aged %llu\n", sum.aged);
 	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);
 	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
+	seq_printf(m, "idle_reinstated %llu\n", sum.idle_reinstated);
 
 	seq_puts(m, "hooks");
 	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)
@@ -477,16 +479,17 @@ static void cp_show_lruvec(void *arg, void *lruvec,
 	struct seq_file *m = arg;
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 
-	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu\n",
+	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u\n",
 		   memcg ? mem_cgroup_id(memcg) : 0,
 		   lruvec_pgdat(lruvec)->node_id, sz->active, sz->inactive,
 		   target, st->promotions, st->kept_cold, st->grow,
-		   st->shrink, st->rotated, st->demoted, st->skips, st->trims);
+		   st->shrink, st->rotated, st->demoted, st->skips, st->trims,
+		   st->quiet, st->idle_on, st->idle_old, st->idle_shift);
 }
 
 static int lruvecs_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized\n");
+	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift\n");
 	cp_lruvec_stats(cp_show_lruvec, m);
 	return 0;
 }

@@ -94,9 +94,18 @@
  * The price is CLOCK-Pro's scan resistance for a hot set that is idle
  * while a scan runs: it is demoted as LRU would demote it.  The policy
  * learns from that, as ARC learns from its ghost lists: when a hot page
- * the idle rule demoted refaults within the LRU's size, the bet was lost
- * and the window doubles (up to 64 times idle_pct).  The rule is opt-in:
- * idle_pct 0, the default, turns it off.
+ * the idle rule demoted refaults within the LRU's size (and soon after an
+ * idle demotion, so that the hand's own victims do not pass for it), the
+ * bet was lost: the page is hot again at once, above the target if need
+ * be, and the window doubles (up to 64 times idle_pct).  idle_pct 0 turns
+ * the rule off: CLOCK-Pro alone.
+ *
+ * Which reads count as a hot page's reuse matters: the first read of a
+ * page the rule inserted hot must not end the episode it belongs to.  So
+ * a read of an active page is a reuse when PG_referenced is set or the
+ * page is PG_workingset, which the hooks set on pages the hot hand
+ * rotates and on pages the kernel activates on their second read; a
+ * page inserted hot has neither until it is read again.
  *
  *		Holding the target
  *
@@ -104,6 +113,7 @@
  * pages to scan:
  *
  *	escalated reclaim, or inactive below its floor:	all of them
+ *	hot set idle, pages hot before it still there:	up to idle_old
  *	active above target + hysteresis:		the excess
  *	refaults waiting for the hot hand, or the	up to hand_batch
  *	hand's minimum speed (age_pct) due:
@@ -207,7 +217,11 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 		.idle_on = s->idle_on,
 		.idle_old = s->idle_old,
 		.idle_hot = s->idle_hot,
+		.idle_debt = s->idle_debt,
+		.idle_shift = s->idle_shift,
+		.idle_clock = s->idle_clock,
 		.idle_demoted = s->idle_demoted,
+		.idle_reinstated = s->idle_reinstated,
 		.age_clock = sz->clock,
 		.sweep_len = sz->active,
 		/* the inactive pages were admitted before any target existed */
@@ -367,12 +381,20 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 				  u64 distance, u32 flags)
 {
 	u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;
+	bool lost = false;
 	s64 target;
 
 	if (!(flags & CP_FLAG_META))
 		cp_policy_reused(s);	/* remembered: used before */
-	/* a hot page the idle rule demoted was wanted: the bet lost */
-	if (distance <= cp_lru(sz) && (flags & CP_FLAG_ACTIVE) && s->idle_debt) {
+	/*
+	 * A hot page the idle rule demoted was wanted: the bet lost.  Such a
+	 * page was evicted at most an LRU's worth of evictions after the
+	 * last idle demotion; it comes back within the LRU's size.
+	 */
+	if ((flags & CP_FLAG_ACTIVE) && s->idle_debt &&
+	    distance <= cp_lru(sz) &&
+	    sz->clock <= s->idle_clock + cp_lru(sz) + distance) {
+		lost = true;
 		s->idle_debt--;
 		if (s->idle_shift < 6)
 			s->idle_shift++;
@@ -385,6 +407,12 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		if (s->credits)
 			s->credits--;
 		s->promotions++;
+		return CP_PROMOTE;
+	}
+	if (lost) {
+		/* hot until the idle rule ignored its reference: reinstated */
+		s->promotions++;
+		s->idle_reinstated++;
 		return CP_PROMOTE;
 	}
 	if (distance > cp_lru(sz)) {
@@ -496,6 +524,7 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 {
 	if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {
 		s->idle_demoted++;
+		s->idle_clock = sz->clock;
 		if (s->idle_old)
 			s->idle_old--;
 		if (s->idle_debt < sz->active)

@@ -56,6 +56,7 @@ struct cp_lru_state {
 	u64 idle_old;		/* hot pages older than it, to drain */
 	u64 idle_debt;		/* hot pages the idle rule demoted */
 	u32 idle_shift;		/* idle window doubled this many times */
+	u64 idle_clock;		/* eviction clock at the last idle demotion */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -69,6 +70,7 @@ struct cp_lru_state {
 	u64 age_kept;		/* unreferenced pages aging left hot */
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
+	u64 idle_reinstated;	/* such pages promoted again on refault */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */

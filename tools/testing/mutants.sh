@@ -82,10 +82,13 @@ policy|idle episode not started|s->idle_old = sz->active;|s->idle_old = 0;
 policy|old pages not counted down|s->idle_old--;|(void)0;
 policy|reuse keeps the drain|s->idle_old = 0;|(void)0;
 policy|idle window never doubles|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct);
-policy|lost bet without debt|(flags & CP_FLAG_ACTIVE) && s->idle_debt) {|(flags & CP_FLAG_ACTIVE)) {
-policy|lost bet from beyond the LRU|if (distance <= cp_lru(sz) && (flags & CP_FLAG_ACTIVE)|if ((flags & CP_FLAG_ACTIVE)
+policy|lost bet without debt|if ((flags & CP_FLAG_ACTIVE) && s->idle_debt &&|if ((flags & CP_FLAG_ACTIVE) &&
+policy|lost bet from beyond the LRU|    distance <= cp_lru(sz) &&|    1 &&
 policy|idle debt never kept|s->idle_debt++;|(void)0;
 policy|idle window uncapped|if (s->idle_shift < 6)|if (s->idle_shift < 60)
+policy|lost bet not reinstated|	if (lost) {|	if (0) {
+policy|lost bet at any age|sz->clock <= s->idle_clock + cp_lru(sz) + distance) {|1) {
+policy|idle demotion time not kept|s->idle_clock = sz->clock;|(void)0;
 EOF
 )
 

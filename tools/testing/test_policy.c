@@ -1210,6 +1210,32 @@ static void test_idle(void)
 	CHECK(hot == 0 && cp_policy_hot_scanned(&p, &s, &sz,
 						 CP_SCAN_REFERENCED),
 	      "idle_pct 0: %d new pages hot", hot);
+
+	/*
+	 * A lost bet reinstates the page, above the target too, once per
+	 * idle demotion, and only soon after one: a page evicted more than
+	 * an LRU's worth of evictions after the last idle demotion was
+	 * demoted by the hand, not by the idle rule.
+	 */
+	fresh(&p, &s, &sz, 1500, 500);		/* at its target of 1500 */
+	p.idle_pct = 2;
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	sz.clock = 10000;
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      s.idle_debt == 1 && s.idle_clock == 10000,
+	      "idle demotion at 10000: debt %llu",
+	      (unsigned long long)s.idle_debt);
+	sz.clock = 12100;			/* evicted at 12001: too late */
+	CHECK(cp_policy_refault(&p, &s, &sz, 99, CP_FLAG_ACTIVE) ==
+	      CP_KEEP_COLD && s.idle_debt == 1 && !s.idle_reinstated,
+	      "evicted an LRU after the idle demotion: kept cold");
+	CHECK(cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE) ==
+	      CP_PROMOTE && s.idle_debt == 0 && s.idle_reinstated == 1,
+	      "evicted at 12000: reinstated, %llu",
+	      (unsigned long long)s.idle_reinstated);
+	CHECK(cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE) ==
+	      CP_KEEP_COLD && s.idle_reinstated == 1, "no debt: kept cold");
 }
 
 static const struct cp_test tests[] = {
