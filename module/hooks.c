@@ -530,7 +530,11 @@ static void cp_reused(struct lruvec *lruvec)
  * or the kernel activated it here, which clears PG_referenced and would
  * leave its next read unseen.  Neither is true of the first read of a new
  * page inserted hot.  Deactivation sets PG_workingset anyway: eviction
- * and refault see nothing they would not have.  A block device's pages
+ * and refault see nothing they would not have.  The first read of an
+ * inactive PG_workingset folio, a demoted hot page, is a reuse too: were
+ * it not, an idle episode that demoted part of a hot set in use would
+ * hide the reads of that part, and go on to demote the rest.  A block
+ * device's pages
  * (filesystem metadata, which the filesystem touches on every read of a
  * file) prove nothing about the hot set: they never end its idleness.
  */
@@ -550,8 +554,13 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 			cp_reused(cp_folio_lruvec(folio));
 		return 0;
 	}
-	if (!folio_test_referenced(folio))
+	if (!folio_test_referenced(folio)) {
+		/* the first read of a demoted hot page: the hot set in use */
+		if (READ_ONCE(cp.params.idle_pct) &&
+		    folio_test_workingset(folio) && !cp_folio_meta(folio))
+			cp_reused(cp_folio_lruvec(folio));
 		return 0;
+	}
 	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
 	if (cp_folio_meta(folio))
 		a.arg |= CP_FLAG_META;

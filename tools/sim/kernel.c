@@ -80,7 +80,8 @@
  *    about to activate it): cp_policy_cold_hit() first, with
  *    CP_FLAG_ACTIVE iff the page has PG_workingset; with idle_pct set
  *    the page is then marked PG_workingset.  An access to an active page
- *    with PG_referenced or PG_workingset set is a hot page's reuse:
+ *    with PG_referenced or PG_workingset set, or (idle_pct set) to an
+ *    inactive page with PG_workingset, is a hot page's reuse:
  *    cp_policy_reused().
  *  - deactivation: each reclaim cycle, cp_policy_deactivate() with the
  *    kernel's nr_to_scan (min(batch, active)) and escalated = false
@@ -385,8 +386,14 @@ static bool k_table_lookup(struct kmodel *m, u32 p, struct cp_refault *rf)
 
 static void k_mark_accessed(struct kmodel *m, u32 p)
 {
-	/* a hot page used again (not a new page's first read) */
+	/*
+	 * a hot page used again (not a new page's first read), or a
+	 * demoted one read on the inactive list
+	 */
 	if (m->cp && m->where[p] == K_ACTIVE && (m->fl[p] & (KP_REF | KP_WS)))
+		cp_policy_reused(&m->st);
+	else if (m->cp && m->o->cp.idle_pct && m->where[p] == K_INACTIVE &&
+		 (m->fl[p] & KP_WS))
 		cp_policy_reused(&m->st);
 	if (!(m->fl[p] & KP_REF)) {
 		m->fl[p] |= KP_REF;
