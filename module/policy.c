@@ -115,6 +115,7 @@
  *	escalated reclaim, or inactive below its floor:	all of them
  *	hot set idle, pages hot before it still there:	up to idle_old
  *	active above target + hysteresis:		the excess
+ *	hot set idle:					none (no aging)
  *	refaults waiting for the hot hand, or the	up to hand_batch
  *	hand's minimum speed (age_pct) due:
  *	otherwise:					none
@@ -572,6 +573,15 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
  * pages just inserted.  Bounded: one sweep's pages per window at most,
  * however long the hand stood still.
  */
+static void cp_age_restart(struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz)
+{
+	s->age_clock = sz->clock;
+	s->aging = 0;
+	s->sweep_len = 0;
+	s->sweep_given = 0;
+}
+
 static void cp_age(const struct cp_policy_params *p, struct cp_lru_state *s,
 		   const struct cp_lru_sizes *sz)
 {
@@ -579,10 +589,7 @@ static void cp_age(const struct cp_policy_params *p, struct cp_lru_state *s,
 	u64 elapsed, due;
 
 	if (!p->age_pct || !window || sz->clock < s->age_clock) {
-		s->age_clock = sz->clock;	/* off, or the clock restarted */
-		s->aging = 0;
-		s->sweep_len = 0;
-		s->sweep_given = 0;
+		cp_age_restart(s, sz);	/* off, or the clock restarted */
 		return;
 	}
 	elapsed = sz->clock - s->age_clock;
@@ -641,6 +648,18 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
 		return n;
+	}
+	if (cp_idle(p, s, sz)) {
+		/*
+		 * No aging while the hot set is idle, and none owed for it
+		 * afterwards: a step would demote (or rotate) the oldest of
+		 * the new pages, which LRU keeps in insertion order, and a
+		 * sweep paid at the episode's end would rotate the old hot
+		 * set ahead of the new one.
+		 */
+		cp_age_restart(s, sz);	/* none owed */
+		s->skips++;
+		return 0;
 	}
 	cp_age(p, s, sz);
 	if (s->pending || s->aging) {

@@ -89,6 +89,8 @@ policy|idle window uncapped|if (s->idle_shift < 6)|if (s->idle_shift < 60)
 policy|lost bet not reinstated|	if (lost) {|	if (0) {
 policy|lost bet at any age|sz->clock <= s->idle_clock + cp_lru(sz) + distance) {|1) {
 policy|idle demotion time not kept|s->idle_clock = sz->clock;|(void)0;
+policy|idle hand ages|	if (cp_idle(p, s, sz)) {|	if (0) {
+policy|aging owed for the episode|cp_age_restart(s, sz);	/* none owed */|(void)0;
 EOF
 )
 

@@ -1236,6 +1236,28 @@ static void test_idle(void)
 	      (unsigned long long)s.idle_reinstated);
 	CHECK(cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE) ==
 	      CP_KEEP_COLD && s.idle_reinstated == 1, "no debt: kept cold");
+
+	/*
+	 * No aging while idle (a step would demote the oldest of the new
+	 * pages), and none owed for the episode afterwards (a late sweep
+	 * would rotate the old hot set ahead of the new one).
+	 */
+	fresh(&p, &s, &sz, 1000, 1000);		/* below its target */
+	p.idle_pct = 2;
+	for (k = 0; k < 41; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	s.idle_old = 0;				/* old hot set drained */
+	sz.clock += 5000;			/* two windows and more */
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) == 0 && !s.aged,
+	      "idle: %llu aging steps", (unsigned long long)s.aged);
+	cp_policy_reused(&s);
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) == 0 && !s.aged,
+	      "after the episode: %llu aging steps owed",
+	      (unsigned long long)s.aged);
+	sz.clock += 3000;			/* a window and a half */
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) > 0 && s.aged,
+	      "aging again after a window: %llu steps",
+	      (unsigned long long)s.aged);
 }
 
 static const struct cp_test tests[] = {
