@@ -86,6 +86,8 @@
  *	hot hand:		demotes what it finds; PG_referenced
  *				predates the idleness (young PTEs still
  *				count)
+ *	aging:			none, and none owed afterwards: a step
+ *				would demote the oldest new pages
  *
  * The old hot set then flows to the inactive list ahead of the new pages,
  * which stay resident as under LRU; the new pages leave the active list

@@ -35,7 +35,7 @@ struct cp_policy_params {
 	.floor_pages = 256,						\
 	.hand_batch = 512,						\
 	.age_pct = 100,							\
-	.idle_pct = 2,							\
+	.idle_pct = 0,							\
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
