@@ -99,8 +99,8 @@
  * the idle rule demoted refaults within the LRU's size (and soon after an
  * idle demotion, so that the hand's own victims do not pass for it), the
  * bet was lost: the page is hot again at once, above the target if need
- * be, and the window doubles (up to 64 times idle_pct).  idle_pct 0 turns
- * the rule off: CLOCK-Pro alone.
+ * be, and the window doubles (up to 64 times idle_pct).  The rule is
+ * opt-in: idle_pct 0, the default, is CLOCK-Pro alone.
  *
  * Which reads count as a hot page's reuse matters: the first read of a
  * page the rule inserted hot must not end the episode it belongs to.  So
