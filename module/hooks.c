@@ -534,9 +534,9 @@ static void cp_reused(struct lruvec *lruvec)
  * inactive PG_workingset folio, a demoted hot page, is a reuse too: were
  * it not, an idle episode that demoted part of a hot set in use would
  * hide the reads of that part, and go on to demote the rest.  A block
- * device's pages
- * (filesystem metadata, which the filesystem touches on every read of a
- * file) prove nothing about the hot set: they never end its idleness.
+ * device's pages (filesystem metadata, which the filesystem touches on
+ * every read of a file) prove nothing about the hot set: they never end
+ * its idleness.
  */
 static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -546,18 +546,15 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (!cp_enforcing() || !folio_test_lru(folio) ||
 	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
 		return 0;
-	if (folio_test_active(folio)) {
-		/* only the idle rule wants a hot page's reuse */
-		if (READ_ONCE(cp.params.idle_pct) &&
+	if (folio_test_active(folio) || !folio_test_referenced(folio)) {
+		/*
+		 * Only the idle rule wants these: a hot page read again, or
+		 * the first read of a demoted one (inactive, so not
+		 * PG_referenced here: PG_workingset alone counts).
+		 */
+		if (READ_ONCE(cp.params.idle_pct) && !cp_folio_meta(folio) &&
 		    (folio_test_referenced(folio) ||
-		     folio_test_workingset(folio)) && !cp_folio_meta(folio))
-			cp_reused(cp_folio_lruvec(folio));
-		return 0;
-	}
-	if (!folio_test_referenced(folio)) {
-		/* the first read of a demoted hot page: the hot set in use */
-		if (READ_ONCE(cp.params.idle_pct) &&
-		    folio_test_workingset(folio) && !cp_folio_meta(folio))
+		     folio_test_workingset(folio)))
 			cp_reused(cp_folio_lruvec(folio));
 		return 0;
 	}
