@@ -300,7 +300,7 @@ MODULE_PARM_DESC(hand_batch, "Active pages the hot hand scans per request [DEFAU
 module_param_cb(age_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_AGE], 0644);
 MODULE_PARM_DESC(age_pct, "Hot hand passes every active page once per this % of the LRU in evictions, clearing bits; 0 = off [DEFAULT: 100]");
 module_param_cb(idle_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_IDLE], 0644);
-MODULE_PARM_DESC(idle_pct, "The hot set is idle after this % of the LRU is inserted without any reuse: new pages go hot, LRU order; 0 = never [DEFAULT: 0]");
+MODULE_PARM_DESC(idle_pct, "The hot set is idle after this % of the LRU is inserted without any reuse: new pages go hot, LRU order; 0 = never [DEFAULT: 2]");
 module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0644);
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);

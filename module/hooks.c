@@ -122,6 +122,7 @@ static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 
 	sz->active = 0;
 	sz->inactive = 0;
+	sz->free = 0;		/* cp_lruvec_free(), where it is needed */
 	sz->clock = cp_table_clock(&cp.table);
 	if (mem_cgroup_disabled()) {
 		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
@@ -143,6 +144,41 @@ static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 							     LRU_INACTIVE_FILE,
 							     z);
 	}
+}
+
+/*
+ * Pages @lruvec can still grow into before reclaim runs: its node's free
+ * pages above the high watermarks, and for a memcg with a limit no more
+ * than its headroom (limits of its ancestors are not looked at).
+ */
+static u64 cp_lruvec_free(struct lruvec *lruvec)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	long free = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (managed_zone(zone))
+			free += (long)zone_page_state(zone, NR_FREE_PAGES) -
+				(long)high_wmark_pages(zone);
+	}
+	if (free < 0)
+		free = 0;
+	if (!mem_cgroup_disabled()) {
+		struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+
+		if (memcg && memcg != cp.root_memcg) {
+			unsigned long max = READ_ONCE(memcg->memory.max);
+			unsigned long used = page_counter_read(&memcg->memory);
+
+			if (max != PAGE_COUNTER_MAX)
+				free = min_t(long, free,
+					     max > used ? max - used : 0);
+		}
+	}
+	return free;
 }
 
 /* === Adaptive state per lruvec === */
@@ -241,6 +277,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 						 false);
 		break;
 	case CP_OP_NEW_PAGE:
+		sz.free = cp_lruvec_free(lruvec);
 		a->result = cp_policy_new_page(p, &s->st, &sz);
 		break;
 	case CP_OP_REUSED:

@@ -77,8 +77,10 @@
  * There is no reuse distance to rank by during such a change: nothing is
  * used twice.  So when more than idle_pct% of the LRU has been inserted
  * with no reuse at all in the lruvec (no hot page read again, no cold
- * hit, no refault; a block device's metadata pages do not count), the hot
- * set is idle and the policy falls back to recency:
+ * hit, no refault; a block device's metadata pages do not count), while
+ * the active list holds at least three quarters of the LRU and less
+ * memory is free than half the LRU, the hot set is idle and the policy
+ * falls back to recency:
  *
  *	new page:		inserted hot, behind the old hot pages
  *	deactivation:		drains the pages that were hot when the
@@ -93,14 +95,21 @@
  * which stay resident as under LRU; the new pages leave the active list
  * only by the usual trims.  The first reuse of any kind ends it.
  *
+ * The two conditions on the sizes keep the rule to phase changes.  A set
+ * read for the first time into free memory (after a cache drop, in a new
+ * memcg) is quiet as well, but there is no hot set to replace, nothing
+ * is being evicted, and pages inserted hot there skip the second read
+ * that tells CLOCK-Pro which of them are hot; they then meet the trims
+ * with nothing to rank them by.
+ *
  * The price is CLOCK-Pro's scan resistance for a hot set that is idle
  * while a scan runs: it is demoted as LRU would demote it.  The policy
  * learns from that, as ARC learns from its ghost lists: when a hot page
  * the idle rule demoted refaults within the LRU's size (and soon after an
  * idle demotion, so that the hand's own victims do not pass for it), the
  * bet was lost: the page is hot again at once, above the target if need
- * be, and the window doubles (up to 64 times idle_pct).  The rule is
- * opt-in: idle_pct 0, the default, is CLOCK-Pro alone.
+ * be, and the window doubles (up to 64 times idle_pct).  idle_pct 0 is
+ * CLOCK-Pro alone.
  *
  * Which reads count as a hot page's reuse matters: the first read of a
  * page the rule inserted hot must not end the episode it belongs to.  So
@@ -317,11 +326,32 @@ static void cp_note_fill(const struct cp_policy_params *p,
  * doubling per lost bet): the hot pages' reference bits are all older
  * than that, and the new pages prove nothing yet.
  */
-static bool cp_idle(const struct cp_policy_params *p,
-		    const struct cp_lru_state *s, const struct cp_lru_sizes *sz)
+static bool cp_quiet(const struct cp_policy_params *p,
+		     const struct cp_lru_state *s, const struct cp_lru_sizes *sz)
 {
 	return p->idle_pct &&
 	       s->quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;
+}
+
+/* An idle episode is under way (cp_policy_new_page() began it). */
+static bool cp_idle(const struct cp_policy_params *p,
+		    const struct cp_lru_state *s, const struct cp_lru_sizes *sz)
+{
+	return s->idle_on && cp_quiet(p, s, sz);
+}
+
+/*
+ * Only an established hot set can fall idle, and only a full memory makes
+ * its idleness matter: an episode begins while the active list holds at
+ * least three quarters of the LRU and less memory is free than half the
+ * LRU.  A set read for the first time into free memory (after a cache
+ * drop, a module load, in a new memcg) is quiet too, but it has no
+ * predecessor to replace, and inserting it hot would only hand it to the
+ * trims before its second read shows which of it is hot.
+ */
+static bool cp_idle_may_begin(const struct cp_lru_sizes *sz)
+{
+	return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);
 }
 
 /**
@@ -353,9 +383,11 @@ enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 				   const struct cp_lru_sizes *sz)
 {
 	s->quiet++;
-	if (!cp_idle(p, s, sz))
+	if (!cp_quiet(p, s, sz))
 		return CP_KEEP_COLD;
 	if (!s->idle_on) {	/* the episode starts: drain what is hot now */
+		if (!cp_idle_may_begin(sz))
+			return CP_KEEP_COLD;
 		s->idle_on = true;
 		s->idle_old = sz->active;
 	}

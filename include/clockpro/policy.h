@@ -35,7 +35,7 @@ struct cp_policy_params {
 	.floor_pages = 256,						\
 	.hand_batch = 512,						\
 	.age_pct = 100,							\
-	.idle_pct = 0,							\
+	.idle_pct = 2,							\
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
@@ -78,6 +78,7 @@ struct cp_lru_sizes {
 	u64 active;
 	u64 inactive;
 	u64 clock;	/* evictions so far (the nonresident table's clock) */
+	u64 free;	/* room to grow before reclaim (new pages only) */
 };
 
 /*

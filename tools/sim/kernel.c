@@ -182,6 +182,8 @@ static inline struct cp_lru_sizes k_sizes(const struct kmodel *m)
 		.active = m->lru[K_ACTIVE].count,
 		.inactive = m->lru[K_INACTIVE].count,
 		.clock = cp_table_clock(&m->table),
+		.free = m->cap - (m->lru[K_ACTIVE].count +
+				  m->lru[K_INACTIVE].count),
 	};
 	return sz;
 }

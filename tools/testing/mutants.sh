@@ -65,6 +65,9 @@ policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill
 policy|state start is no fill|.fill_inactive = sz->inactive,|.fill_inactive = 0,
 policy|fill never noted|s->fill_inactive = sz->inactive;|(void)0;
 policy|fill noted without the band|if ((s64)(sz->active + cp_hyst(p, sz)) < target) {|if ((s64)sz->active <= target) {
+policy|idle begins with half the LRU hot|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 2 >= cp_lru(sz) && sz->free * 2 < cp_lru(sz);
+policy|idle begins with free memory = LRU|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free <= cp_lru(sz);
+policy|idle episode needs no start|return s->idle_on && cp_quiet(p, s, sz);|return cp_quiet(p, s, sz);
 policy|idle ignores the knob|return p->idle_pct &&|return
 policy|never idle|return p->idle_pct &&|return 0 &&
 policy|idle one page early|s->quiet > CP_PCT(|s->quiet >= CP_PCT(

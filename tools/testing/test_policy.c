@@ -280,6 +280,8 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 
 				sz = sizes(random_size(&rs), random_size(&rs));
 				sz.clock = clk;
+				if (tap_rand_below(&rs, 2))
+					sz.free = random_size(&rs);
 			}
 			/* evictions go by; now and then the table resets */
 			sz.clock = tap_rand_below(&rs, 50) ? sz.clock +
@@ -307,7 +309,7 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			} else if (op < 70) {
 				u32 seen = (u32)tap_rand_below(&rs, 4);
 				bool keep = s.age_only && !s.wanted;
-				bool idle = p.idle_pct &&
+				bool idle = p.idle_pct && s.idle_on &&
 					    s.quiet > pct(sz.active + sz.inactive,
 							  p.idle_pct);
 
@@ -326,9 +328,11 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 					st->credits_above++;
 			} else if (op < 76) {
 				u64 q = s.quiet + 1;
-				bool idle = p.idle_pct &&
-					    q > pct(sz.active + sz.inactive,
-						    p.idle_pct);
+				u64 lru = sz.active + sz.inactive;
+				bool idle = p.idle_pct && q > pct(lru, p.idle_pct) &&
+					    (s.idle_on ||
+					     (4 * sz.active >= 3 * lru &&
+					      2 * sz.free < lru));
 
 				if ((cp_policy_new_page(&p, &s, &sz) ==
 				     CP_PROMOTE) != idle || s.quiet != q)
@@ -1138,18 +1142,19 @@ static void test_idle(void)
 	      (unsigned long long)s.quiet);
 
 	/* Idle, deactivation drains the hot set, target or not. */
-	fresh(&p, &s, &sz, 900, 1100);		/* below its target of 1000 */
+	fresh(&p, &s, &sz, 1500, 500);
+	s.target = 1600;			/* below its target */
 	p.idle_pct = 2;
 	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) == 0,
 	      "not idle, below target: the active list is held");
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
-	CHECK(s.idle_old == 900 &&
+	CHECK(s.idle_old == 1500 &&
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == p.hand_batch &&
-	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 900,
+	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 1500,
 	      "idle: drained, old %llu", (unsigned long long)s.idle_old);
 	/* ... only the pages that were hot when it began */
-	for (k = 0; k < 899; k++)
+	for (k = 0; k < 1499; k++)
 		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
 	CHECK(s.idle_old == 1 &&
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 1,
@@ -1242,7 +1247,8 @@ static void test_idle(void)
 	 * pages), and none owed for the episode afterwards (a late sweep
 	 * would rotate the old hot set ahead of the new one).
 	 */
-	fresh(&p, &s, &sz, 1000, 1000);		/* below its target */
+	fresh(&p, &s, &sz, 1500, 500);
+	s.target = 1600;			/* below its target */
 	p.idle_pct = 2;
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
@@ -1260,6 +1266,53 @@ static void test_idle(void)
 	      (unsigned long long)s.aged);
 }
 
+/*
+ * An episode begins only with an established hot set (three quarters
+ * of the LRU or more) and less free memory than half the LRU: a hot set read for the
+ * first time into free memory is quiet, but nothing is idle.  Once begun,
+ * it lasts until a reuse, whatever the sizes do.  Quiet without an
+ * episode is CLOCK-Pro alone: referenced pages rotate, the hand ages.
+ */
+static void test_idle_begin(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	int k, hot = 0;
+
+	fresh(&p, &s, &sz, 1499, 501);		/* just under 3/4 hot */
+	p.idle_pct = 2;
+	for (k = 0; k < 60; k++)
+		hot += cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE;
+	CHECK(!hot && !s.idle_on && s.quiet == 60,
+	      "small hot set: %d hot, quiet %llu", hot,
+	      (unsigned long long)s.quiet);
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      !s.idle_demoted, "no episode: a referenced page rotates");
+	sz.clock += 3000;			/* more than a window */
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 32, false) > 0 && s.aged,
+	      "no episode: the hand ages, %llu steps",
+	      (unsigned long long)s.aged);
+
+	sz = sizes(1500, 500);
+	sz.free = 1000;				/* as much free as half the LRU */
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD && !s.idle_on,
+	      "memory not full: no episode");
+	sz.free = 999;
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE && s.idle_on &&
+	      s.idle_old == 1500, "full, 3/4 hot: episode, old %llu",
+	      (unsigned long long)s.idle_old);
+	sz = sizes(100, 1900);
+	sz.free = 1 << 20;
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE && s.idle_on,
+	      "begun: the sizes do not end it");
+	cp_policy_reused(&s);
+	for (k = 0; k < 60; k++)
+		hot += cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE;
+	CHECK(!hot && !s.idle_on, "ended by a reuse, not begun again: %d hot",
+	      hot);
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -1274,6 +1327,7 @@ static const struct cp_test tests[] = {
 	{ "deactivate_rules", test_deactivate },
 	{ "hot_hand_aging", test_aging },
 	{ "idle_hot_set", test_idle },
+	{ "idle_needs_hot_set_and_full_memory", test_idle_begin },
 };
 
 int main(int argc, char **argv)

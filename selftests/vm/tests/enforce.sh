@@ -78,14 +78,7 @@ run() {
 	name=$2
 	case $cfg in
 	mglru) echo y >$LRU_GEN ;;
-	clockpro)
-		# the idle rule is opt-in; phase is measured with it on
-		if [ "$name" = phase ]; then
-			cp_module_load mode=enforce idle_pct=2
-		else
-			cp_module_load mode=enforce
-		fi
-		;;
+	clockpro) cp_module_load mode=enforce ;;
 	esac
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
@@ -200,7 +193,7 @@ for w in loop loop_ra hotstream hotprimed twopools zipf phase memcg; do
 	if [ "$w" = phase ]; then
 		# CLOCK-Pro alone adopts a new region one victim per
 		# refault (0.30, where MGLRU has 0.73-0.75): the idle rule
-		# (idle_pct, opt-in; 2 here) inserts the new pages hot, behind
+		# (idle_pct, 2 by default) inserts the new pages hot, behind
 		# the old hot set, once no page has been reused for 2% of
 		# the LRU.  Asserted: >= 0.70 (the rule at work; pass 2 of
 		# the new region then hits); within 1 point of the best
