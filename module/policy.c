@@ -90,6 +90,8 @@
  *				count)
  *	aging:			none, and none owed afterwards: a step
  *				would demote the oldest new pages
+ *	hot target:		at least the pages of the quiet run, the
+ *				new working set (within its bounds)
  *
  * The old hot set then flows to the inactive list ahead of the new pages,
  * which stay resident as under LRU; the new pages leave the active list
@@ -211,6 +213,22 @@ static s64 cp_clamp_target(const struct cp_policy_params *p,
 	return clamp(target, lo, hi);
 }
 
+/*
+ * During an idle episode the pages of the quiet run are the new working
+ * set, replacing the old one: the hot target is at least their number
+ * (within its bounds), or the trims would demote the oldest of them before
+ * their second read, and their first refaults, finding no room, would
+ * send the hot hand after the rest for victims.
+ */
+static void cp_idle_follow(const struct cp_policy_params *p,
+			   struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz)
+{
+	if (!p->fixed_pct && s->idle_on && s->target &&
+	    s->target < (s64)s->quiet)
+		s->target = cp_clamp_target(p, sz, (s64)s->quiet);
+}
+
 /**
  * cp_policy_state_init - start the adaptive state of one lruvec
  * @p: parameters
@@ -249,6 +267,7 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 				    max_t(s64, CP_PCT(cp_lru(sz),
 						      p->target_init_pct),
 					  sz->active));
+	cp_idle_follow(p, s, sz);	/* begun during an episode */
 }
 
 /**
@@ -392,6 +411,7 @@ enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 		s->idle_old = sz->active;
 	}
 	s->idle_hot++;
+	cp_idle_follow(p, s, sz);	/* the new set so far */
 	return CP_PROMOTE;
 }
 

@@ -452,6 +452,8 @@ static const char *usage_text =
 "  zipf FILE BYTES ALPHA NREADS SEED [--offset OFF]\n"
 "  twopools FILE SMALL_BYTES LARGE_OFFSET LARGE_BYTES NREADS [--small-frac F]\n"
 "  phase FILE REGION_BYTES OFF1 OFF2 PASSES [--random]\n"
+"      (a later pass with misses also prints misses_by_tenth PHASE PASS\n"
+"       and the misses in each tenth of the region)\n"
 "  zigzag FILE BYTES PASSES [--offset OFF]\n"
 "  anon MB PASSES [--read-only]\n"
 "  cachesize FILE OFFSET BYTES     stream and sample the file LRU size\n"
@@ -937,7 +939,7 @@ static int cmd_phase(int argc, char **argv)
 		uint64_t pr = 0, phh = 0, sr = 0, sh = 0;
 
 		for (uint64_t p = 1; p <= passes; p++) {
-			uint64_t hits = 0, s0 = sectors_read(&t);
+			uint64_t hits = 0, s0 = sectors_read(&t), tenth[10] = { 0 };
 			double t0 = now();
 
 			if (o.random_order) {
@@ -946,8 +948,18 @@ static int cmd_phase(int argc, char **argv)
 			}
 			for (uint64_t i = 0; i < npages; i++) {
 				uint64_t pg = perm ? perm[i] : i;
+				int hit = read_page_checked(&t, off[ph] + pg * PAGE_SZ);
 
-				hits += read_page_checked(&t, off[ph] + pg * PAGE_SZ);
+				hits += hit;
+				if (!hit)
+					tenth[pg * 10 / npages]++;
+			}
+			if (p > 1 && hits < npages) {
+				/* where in the region the misses of a later pass were */
+				printf("misses_by_tenth %d %" PRIu64, ph + 1, p);
+				for (int k = 0; k < 10; k++)
+					printf(" %" PRIu64, tenth[k]);
+				printf("\n");
 			}
 			pr += npages;
 			phh += hits;

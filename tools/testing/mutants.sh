@@ -68,6 +68,9 @@ policy|fill noted without the band|if ((s64)(sz->active + cp_hyst(p, sz)) < targ
 policy|idle begins with half the LRU hot|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 2 >= cp_lru(sz) && sz->free * 2 < cp_lru(sz);
 policy|idle begins with free memory = LRU|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free <= cp_lru(sz);
 policy|idle episode needs no start|return s->idle_on && cp_quiet(p, s, sz);|return cp_quiet(p, s, sz);
+policy|idle target does not follow|cp_idle_follow(p, s, sz);	/* the new set so far */|(void)0;
+policy|idle target follows a fixed one|	if (!p->fixed_pct && s->idle_on && s->target &&|	if (s->idle_on && s->target &&
+policy|idle target not at init|cp_idle_follow(p, s, sz);	/* begun during an episode */|(void)0;
 policy|idle ignores the knob|return p->idle_pct &&|return
 policy|never idle|return p->idle_pct &&|return 0 &&
 policy|idle one page early|s->quiet > CP_PCT(|s->quiet >= CP_PCT(

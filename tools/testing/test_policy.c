@@ -1313,6 +1313,62 @@ static void test_idle_begin(void)
 	      hot);
 }
 
+/*
+ * During an episode the hot target is at least the pages of the quiet
+ * run (the new working set), within its bounds; a fixed target stays.
+ */
+static void test_idle_target(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	int k;
+
+	fresh(&p, &s, &sz, 1500, 500);
+	p.idle_pct = 2;
+	s.target = 1000;
+	for (k = 0; k < 40; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.target == 1000 && !s.idle_on, "quiet, no episode: %lld",
+	      (long long)s.target);
+	for (k = 0; k < 1160; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.idle_on && s.target == 1200, "episode of 1200 pages: %lld",
+	      (long long)s.target);
+	for (k = 0; k < 2000; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.target == cp_policy_target(&p, &s, &sz) &&
+	      s.target == 1900, "bounded: %lld (max 95%% of 2000)",
+	      (long long)s.target);
+	cp_policy_reused(&s);
+	CHECK(s.target == 1900, "kept after the episode: %lld",
+	      (long long)s.target);
+
+	/* the state starting during an episode starts there too */
+	memset(&s, 0, sizeof(s));
+	for (k = 0; k < 1200; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	cp_policy_expired(&p, &s, &sz, 0);
+	CHECK(s.target == 1500, "init in an episode: %lld (active 1500)",
+	      (long long)s.target);
+	sz = sizes(1000, 1000);
+	memset(&s, 0, sizeof(s));
+	s.idle_on = true;
+	s.quiet = 1300;
+	cp_policy_expired(&p, &s, &sz, 0);
+	CHECK(s.target == 1300, "init above the active list: %lld",
+	      (long long)s.target);
+
+	fresh(&p, &s, &sz, 1500, 500);
+	p.idle_pct = 2;
+	p.fixed_pct = 40;
+	s.target = 1000;
+	for (k = 0; k < 1200; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.idle_on && s.target == 1000, "fixed: %lld",
+	      (long long)s.target);
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -1328,6 +1384,7 @@ static const struct cp_test tests[] = {
 	{ "hot_hand_aging", test_aging },
 	{ "idle_hot_set", test_idle },
 	{ "idle_needs_hot_set_and_full_memory", test_idle_begin },
+	{ "idle_target_holds_new_set", test_idle_target },
 };
 
 int main(int argc, char **argv)
