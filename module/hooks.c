@@ -122,7 +122,7 @@ static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 
 	sz->active = 0;
 	sz->inactive = 0;
-	sz->free = 0;		/* cp_lruvec_free(), where it is needed */
+	sz->free = 0;		/* cp_lruvec_free() when the policy needs it */
 	sz->clock = cp_table_clock(&cp.table);
 	if (mem_cgroup_disabled()) {
 		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
@@ -277,7 +277,8 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 						 false);
 		break;
 	case CP_OP_NEW_PAGE:
-		sz.free = cp_lruvec_free(lruvec);
+		if (cp_policy_new_page_needs_free(p, &s->st, &sz))
+			sz.free = cp_lruvec_free(lruvec);
 		a->result = cp_policy_new_page(p, &s->st, &sz);
 		break;
 	case CP_OP_REUSED:

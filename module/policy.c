@@ -345,11 +345,18 @@ static void cp_note_fill(const struct cp_policy_params *p,
  * doubling per lost bet): the hot pages' reference bits are all older
  * than that, and the new pages prove nothing yet.
  */
+static bool cp_quiet_after(const struct cp_policy_params *p,
+			   const struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz, u64 quiet)
+{
+	return p->idle_pct &&
+	       quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;
+}
+
 static bool cp_quiet(const struct cp_policy_params *p,
 		     const struct cp_lru_state *s, const struct cp_lru_sizes *sz)
 {
-	return p->idle_pct &&
-	       s->quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;
+	return cp_quiet_after(p, s, sz, s->quiet);
 }
 
 /* An idle episode is under way (cp_policy_new_page() began it). */
@@ -368,9 +375,34 @@ static bool cp_idle(const struct cp_policy_params *p,
  * predecessor to replace, and inserting it hot would only hand it to the
  * trims before its second read shows which of it is hot.
  */
+static bool cp_hot_set_established(const struct cp_lru_sizes *sz)
+{
+	return sz->active * 4 >= cp_lru(sz) * 3;
+}
+
 static bool cp_idle_may_begin(const struct cp_lru_sizes *sz)
 {
-	return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);
+	return cp_hot_set_established(sz) && sz->free * 2 < cp_lru(sz);
+}
+
+/**
+ * cp_policy_new_page_needs_free - will the next new page read @sz->free
+ * @p: parameters
+ * @s: lruvec state (need not be initialised)
+ * @sz: current LRU sizes (free not filled in)
+ *
+ * Free memory is costly to sum on every insertion and matters only at the
+ * start of an idle episode: the caller fills in @sz->free when this says
+ * so, before cp_policy_new_page().
+ *
+ * Return: true if cp_policy_new_page() would read @sz->free now.
+ */
+bool cp_policy_new_page_needs_free(const struct cp_policy_params *p,
+				   const struct cp_lru_state *s,
+				   const struct cp_lru_sizes *sz)
+{
+	return !s->idle_on && cp_quiet_after(p, s, sz, s->quiet + 1) &&
+	       cp_hot_set_established(sz);
 }
 
 /**

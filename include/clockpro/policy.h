@@ -78,7 +78,7 @@ struct cp_lru_sizes {
 	u64 active;
 	u64 inactive;
 	u64 clock;	/* evictions so far (the nonresident table's clock) */
-	u64 free;	/* room to grow before reclaim (new pages only) */
+	u64 free;	/* room before reclaim, when needs_free says */
 };
 
 /*
@@ -109,6 +109,9 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 				  u64 distance, u32 flags);
 enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 				   struct cp_lru_state *s,
+				   const struct cp_lru_sizes *sz);
+bool cp_policy_new_page_needs_free(const struct cp_policy_params *p,
+				   const struct cp_lru_state *s,
 				   const struct cp_lru_sizes *sz);
 void cp_policy_reused(struct cp_lru_state *s);
 void cp_policy_expired(const struct cp_policy_params *p,

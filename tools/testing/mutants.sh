@@ -65,15 +65,17 @@ policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill
 policy|state start is no fill|.fill_inactive = sz->inactive,|.fill_inactive = 0,
 policy|fill never noted|s->fill_inactive = sz->inactive;|(void)0;
 policy|fill noted without the band|if ((s64)(sz->active + cp_hyst(p, sz)) < target) {|if ((s64)sz->active <= target) {
-policy|idle begins with half the LRU hot|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 2 >= cp_lru(sz) && sz->free * 2 < cp_lru(sz);
-policy|idle begins with free memory = LRU|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free * 2 < cp_lru(sz);|return sz->active * 4 >= cp_lru(sz) * 3 && sz->free <= cp_lru(sz);
+policy|idle begins with half the LRU hot|return sz->active * 4 >= cp_lru(sz) * 3;|return sz->active * 2 >= cp_lru(sz);
+policy|idle begins with free memory = LRU|return cp_hot_set_established(sz) && sz->free * 2 < cp_lru(sz);|return cp_hot_set_established(sz) && sz->free <= cp_lru(sz);
 policy|idle episode needs no start|return s->idle_on && cp_quiet(p, s, sz);|return cp_quiet(p, s, sz);
 policy|idle target does not follow|cp_idle_follow(p, s, sz);	/* the new set so far */|(void)0;
 policy|idle target follows a fixed one|	if (!p->fixed_pct && s->idle_on && s->target &&|	if (s->idle_on && s->target &&
 policy|idle target not at init|cp_idle_follow(p, s, sz);	/* begun during an episode */|(void)0;
+policy|free memory never asked for|return !s->idle_on && cp_quiet_after(p, s, sz, s->quiet + 1) &&|return 0 && cp_quiet_after(p, s, sz, s->quiet + 1) &&
+policy|free memory asked for one page late|return !s->idle_on && cp_quiet_after(p, s, sz, s->quiet + 1) &&|return !s->idle_on && cp_quiet_after(p, s, sz, s->quiet) &&
 policy|idle ignores the knob|return p->idle_pct &&|return
 policy|never idle|return p->idle_pct &&|return 0 &&
-policy|idle one page early|s->quiet > CP_PCT(|s->quiet >= CP_PCT(
+policy|idle one page early|	       quiet > CP_PCT(|	       quiet >= CP_PCT(
 policy|reuse forgotten|s->quiet = 0;|(void)0;
 policy|new pages not counted|s->quiet++;|(void)0;
 policy|idle demotes young pages|if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {|if (cp_idle(p, s, sz)) {
@@ -87,7 +89,7 @@ policy|idle drains new pages too|s->idle_old);|-1);
 policy|idle episode not started|s->idle_old = sz->active;|s->idle_old = 0;
 policy|old pages not counted down|s->idle_old--;|(void)0;
 policy|reuse keeps the drain|s->idle_old = 0;|(void)0;
-policy|idle window never doubles|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;|s->quiet > CP_PCT(cp_lru(sz), p->idle_pct);
+policy|idle window never doubles|quiet > CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift;|quiet > CP_PCT(cp_lru(sz), p->idle_pct);
 policy|lost bet without debt|if ((flags & CP_FLAG_ACTIVE) && s->idle_debt &&|if ((flags & CP_FLAG_ACTIVE) &&
 policy|lost bet from beyond the LRU|    distance <= cp_lru(sz) &&|    1 &&
 policy|idle debt never kept|s->idle_debt++;|(void)0;

@@ -334,6 +334,20 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 					     (4 * sz.active >= 3 * lru &&
 					      2 * sz.free < lru));
 
+				/*
+				 * free memory is read only when the caller
+				 * was told to fill it in
+				 */
+				struct cp_lru_state t0 = s, t1 = s;
+				struct cp_lru_sizes z0 = sz, z1 = sz;
+
+				z0.free = 0;
+				z1.free = lru;
+				if (!cp_policy_new_page_needs_free(&p, &s, &sz) &&
+				    (cp_policy_new_page(&p, &t0, &z0) !=
+				     cp_policy_new_page(&p, &t1, &z1) ||
+				     t0.idle_on != t1.idle_on))
+					st->bad_idle++;
 				if ((cp_policy_new_page(&p, &s, &sz) ==
 				     CP_PROMOTE) != idle || s.quiet != q)
 					st->bad_idle++;
@@ -1294,7 +1308,11 @@ static void test_idle_begin(void)
 	      "no episode: the hand ages, %llu steps",
 	      (unsigned long long)s.aged);
 
+	CHECK(!cp_policy_new_page_needs_free(&p, &s, &sz),
+	      "small hot set: free memory not asked for");
 	sz = sizes(1500, 500);
+	CHECK(cp_policy_new_page_needs_free(&p, &s, &sz),
+	      "an episode may begin: free memory asked for");
 	sz.free = 1000;				/* as much free as half the LRU */
 	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD && !s.idle_on,
 	      "memory not full: no episode");
@@ -1302,6 +1320,8 @@ static void test_idle_begin(void)
 	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE && s.idle_on &&
 	      s.idle_old == 1500, "full, 3/4 hot: episode, old %llu",
 	      (unsigned long long)s.idle_old);
+	CHECK(!cp_policy_new_page_needs_free(&p, &s, &sz),
+	      "episode under way: free memory not asked for");
 	sz = sizes(100, 1900);
 	sz.free = 1 << 20;
 	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE && s.idle_on,
