@@ -176,21 +176,20 @@ struct kmodel {
 	u64 win_hits, win_refs;
 };
 
+static inline u64 k_resident(const struct kmodel *m)
+{
+	return m->lru[K_ACTIVE].count + m->lru[K_INACTIVE].count;
+}
+
 static inline struct cp_lru_sizes k_sizes(const struct kmodel *m)
 {
 	struct cp_lru_sizes sz = {
 		.active = m->lru[K_ACTIVE].count,
 		.inactive = m->lru[K_INACTIVE].count,
 		.clock = cp_table_clock(&m->table),
-		.free = m->cap - (m->lru[K_ACTIVE].count +
-				  m->lru[K_INACTIVE].count),
+		.free = m->cap - k_resident(m),	/* the cache's unused room */
 	};
 	return sz;
-}
-
-static inline u64 k_resident(const struct kmodel *m)
-{
-	return m->lru[K_ACTIVE].count + m->lru[K_INACTIVE].count;
 }
 
 static void k_add(struct kmodel *m, u32 p, int list)
