@@ -50,6 +50,8 @@ enum cp_stat_item {
 	CP_STAT_IDLE_HOT,	/* enforce: new pages inserted hot, set idle */
 	CP_STAT_NO_LRUVEC,	/* no state slot free for an lruvec */
 	CP_STAT_MGLRU_SEEN,	/* enforce dropped: MGLRU reclaim ran */
+	CP_STAT_ESCALATED,	/* enforce: escalated reclaim, not held */
+	CP_STAT_SLOTS_FREED,	/* state slots of dead memcgs released */
 	CP_NR_STATS,
 };
 
@@ -84,21 +86,41 @@ struct cp_hist {
 	u64 rows[CP_HIST_MAX];
 };
 
-/* Adaptive state of one lruvec; the lock is taken with IRQs saved. */
+/*
+ * Adaptive state of one lruvec; the lock is taken with IRQs saved.  The
+ * key is compared, never followed, outside the probes: a memcg's lruvec is
+ * freed with it, and its slot released first (cp_hooks_memcg_free()).
+ * Readers show what the slot recorded at its last decision.
+ */
 struct cp_lruvec_slot {
 	raw_spinlock_t lock;
 	void *lruvec;			/* key; NULL when free */
 	unsigned long last_used;	/* jiffies */
+	u64 cgroup_ino;			/* of the memcg; 0: none (no memcg) */
+	u16 memcg_id;			/* mem_cgroup_id(), when claimed */
+	u16 nid;			/* node of the lruvec */
+	struct cp_lru_sizes sz;		/* at the last decision */
+	s64 target;			/* hot target then */
 	struct cp_lru_state st;
 };
+
+/*
+ * Histogram geometry, published as one word so that a probe never sees a
+ * width from one write and a row count from another: width in the high
+ * half (>= 1), rows in the low half (1..CP_HIST_MAX).
+ */
+#define CP_HIST_GEOM(width, rows)	((u64)(width) << 32 | (rows))
+#define CP_HIST_GEOM_WIDTH(g)		((u32)((g) >> 32))
+#define CP_HIST_GEOM_ROWS(g)		((u32)(g))
 
 /* Everything shared by the probe handlers and the interfaces. */
 struct cp_global {
 	struct cp_table table;
 	u32 *slots;
 	int mode;			/* enum cp_mode, READ_ONCE */
-	u32 hist_width;			/* pages per histogram row */
-	u32 hist_rows;			/* rows in use */
+	u32 hist_width;			/* knob: pages per row; 0: auto */
+	u32 hist_rows;			/* knob: rows */
+	u64 hist_geom;			/* in use: CP_HIST_GEOM(), READ_ONCE */
 	struct cp_policy_params params;	/* written under knob_lock */
 	struct mutex knob_lock;
 	struct cp_pcpu_stats __percpu *stats;
@@ -118,9 +140,8 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 int cp_hooks_register(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
-void cp_lruvec_stats(void (*fn)(void *arg, void *lruvec,
-				const struct cp_lru_state *st,
-				const struct cp_lru_sizes *sz, s64 target),
+void cp_lruvec_stats(void (*fn)(void *arg,
+				const struct cp_lruvec_slot *s),
 		     void *arg);
 
 #endif /* _CLOCKPRO_INTERNAL_H */

@@ -54,18 +54,25 @@
 #include <linux/vmalloc.h>
 
 #include "clockpro.h"
+#include "clockpro/compat.h"
 
 /* === Data === */
 
 struct cp_global cp = {
 	.mode = CP_MODE_OBSERVE,
 	.hist_rows = 32,
+	.hist_geom = CP_HIST_GEOM(1, 32),	/* valid before any refit */
 	.params = CP_POLICY_DEFAULTS,
 	.knob_lock = __MUTEX_INITIALIZER(cp.knob_lock),
 };
 
 static struct dentry *cp_debugfs;
-static bool cp_live;		/* init done: knob writes act at once */
+/*
+ * Knob writes act at once: set under knob_lock once everything they touch
+ * exists, cleared first thing on exit (module parameters stay writable
+ * while the exit function runs, and a write takes no module reference).
+ */
+static bool cp_live;
 
 /* Table size: load time only. */
 static unsigned long table_pages;
@@ -162,13 +169,20 @@ static int cp_mglru_enabled(void)
 	return caps & 1;
 }
 
-/* Row width 0 means: spread the rows over the table's whole reach. */
-static void cp_hist_auto_width(void)
+/*
+ * Publish the histogram geometry of the knobs, knob_lock held: a width of
+ * 0 spreads the rows over the table's whole reach, and stays automatic.
+ * The result is never 0 wide (cp_hist_row() divides by it).
+ */
+static void cp_hist_refit(void)
 {
-	if (!cp.hist_width)
-		WRITE_ONCE(cp.hist_width,
-			   max_t(u64, 1, DIV_ROUND_UP(cp.table.max_age,
-						      cp.hist_rows)));
+	u32 rows = clamp_t(u32, cp.hist_rows, 1, CP_HIST_MAX);
+	u64 width = cp.hist_width;
+
+	if (!width)
+		width = DIV_ROUND_UP(cp.table.max_age, rows);
+	width = clamp_t(u64, width, 1, U32_MAX);
+	WRITE_ONCE(cp.hist_geom, CP_HIST_GEOM(width, rows));
 }
 
 /* === Knobs === */
@@ -234,12 +248,13 @@ static int cp_knob_set(struct cp_knob *k, u64 v)
 	}
 	mutex_lock(&cp.knob_lock);
 	if (k->val == &cp.hist_width || k->val == &cp.hist_rows) {
-		if (*k->val != v) {
-			WRITE_ONCE(*k->val, v);
-			if (cp_live) {
-				cp_hist_auto_width();
+		WRITE_ONCE(*k->val, v);
+		if (cp_live) {
+			u64 old = cp.hist_geom;
+
+			cp_hist_refit();
+			if (cp.hist_geom != old)
 				cp_hist_reset();
-			}
 		}
 		goto out_unlock;
 	}
@@ -316,6 +331,35 @@ static const char cp_mglru_msg[] =
 	"the multi-gen LRU is on and has no active list to hold; "
 	"echo n > /sys/kernel/mm/lru_gen/enabled";
 
+/*
+ * May enforce start?  Not under MGLRU, and not on a kernel whose
+ * scan_control this build does not know: reclaim's escape hatches would
+ * be invisible.  Process context.
+ *
+ * Return: 0, or a negative errno for cp_enforce_refusal().
+ */
+static int cp_enforce_allowed(void)
+{
+	int ret;
+
+	if (!cp_scan_control_known())
+		return -ENODEV;
+	ret = cp_mglru_enabled();
+	return ret > 0 ? -EOPNOTSUPP : ret;
+}
+
+static const char *cp_enforce_refusal(int err)
+{
+	switch (err) {
+	case -EOPNOTSUPP:
+		return cp_mglru_msg;
+	case -ENODEV:
+		return "this kernel's reclaim (struct scan_control) is unknown to this build";
+	default:
+		return "cannot read /sys/kernel/mm/lru_gen/enabled";
+	}
+}
+
 static int cp_mode_set(const char *buf)
 {
 	int mode = sysfs_match_string(cp_mode_names, buf);
@@ -327,11 +371,9 @@ static int cp_mode_set(const char *buf)
 	}
 	mutex_lock(&cp.knob_lock);
 	if (mode == CP_MODE_ENFORCE && cp_live) {
-		ret = cp_mglru_enabled();
+		ret = cp_enforce_allowed();
 		if (ret) {
-			pr_err("enforce refused: %s\n", ret > 0 ? cp_mglru_msg :
-			       "cannot read /sys/kernel/mm/lru_gen/enabled");
-			ret = ret > 0 ? -EOPNOTSUPP : ret;
+			pr_err("enforce refused: %s\n", cp_enforce_refusal(ret));
 			goto out_unlock;
 		}
 	}
@@ -402,6 +444,8 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_IDLE_HOT] = "idle_inserted_hot",
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
 	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
+	[CP_STAT_ESCALATED] = "deactivate_escalated",
+	[CP_STAT_SLOTS_FREED] = "lruvec_slots_freed",
 };
 
 struct cp_lruvec_sum {
@@ -410,16 +454,15 @@ struct cp_lruvec_sum {
 	s64 target;
 };
 
-static void cp_sum_lruvec(void *arg, void *lruvec,
-			  const struct cp_lru_state *st,
-			  const struct cp_lru_sizes *sz, s64 target)
+static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 {
+	const struct cp_lru_state *st = &s->st;
 	struct cp_lruvec_sum *sum = arg;
 
 	sum->lruvecs++;
-	sum->active += sz->active;
-	sum->inactive += sz->inactive;
-	sum->target += target;
+	sum->active += s->sz.active;
+	sum->inactive += s->sz.inactive;
+	sum->target += s->target;
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
 	sum->credits += st->credits;
@@ -428,6 +471,19 @@ static void cp_sum_lruvec(void *arg, void *lruvec,
 	sum->age_kept += st->age_kept;
 	sum->idle_demoted += st->idle_demoted;
 	sum->idle_reinstated += st->idle_reinstated;
+}
+
+/* Live entries of the table, a slice at a time: it may be gigabytes. */
+static u64 cp_table_live(u64 now)
+{
+	const u64 chunk = 1 << 16;
+	u64 n = 0, i;
+
+	for (i = 0; i < cp.table.capacity; i += chunk) {
+		n += cp_table_count_range(&cp.table, now, i, i + chunk);
+		cond_resched();
+	}
+	return n;
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -441,7 +497,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "mode %s\n", cp_mode_names[READ_ONCE(cp.mode)]);
 	for (i = 0; i < CP_NR_STATS; i++)
 		seq_printf(m, "%s %llu\n", cp_stat_names[i], cp_stat_sum(i));
-	seq_printf(m, "table_entries %llu\n", cp_table_count(&cp.table, now));
+	seq_printf(m, "table_entries %llu\n", cp_table_live(now));
 	seq_printf(m, "table_capacity %llu\n", cp.table.capacity);
 	seq_printf(m, "table_bytes %zu\n", cp_table_bytes(cp.table.nbuckets));
 	seq_printf(m, "table_buckets %u\n", cp.table.nbuckets);
@@ -472,33 +528,33 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static void cp_show_lruvec(void *arg, void *lruvec,
-			   const struct cp_lru_state *st,
-			   const struct cp_lru_sizes *sz, s64 target)
+static void cp_show_lruvec(void *arg, const struct cp_lruvec_slot *s)
 {
+	const struct cp_lru_state *st = &s->st;
 	struct seq_file *m = arg;
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 
-	seq_printf(m, "%5u %4d %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u\n",
-		   memcg ? mem_cgroup_id(memcg) : 0,
-		   lruvec_pgdat(lruvec)->node_id, sz->active, sz->inactive,
-		   target, st->promotions, st->kept_cold, st->grow,
+	seq_printf(m, "%5u %4u %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u %llu\n",
+		   s->memcg_id, s->nid, s->sz.active, s->sz.inactive,
+		   s->target, st->promotions, st->kept_cold, st->grow,
 		   st->shrink, st->rotated, st->demoted, st->skips, st->trims,
-		   st->quiet, st->idle_on, st->idle_old, st->idle_shift);
+		   st->quiet, st->idle_on, st->idle_old, st->idle_shift,
+		   s->cgroup_ino);
 }
 
 static int lruvecs_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift\n");
+	/* sizes and target as of the lruvec's last decision */
+	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift cgroup_ino\n");
 	cp_lruvec_stats(cp_show_lruvec, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(lruvecs);
 
 /* One "lo - hi  count" line of a distance table; the last row is open. */
-static void cp_show_row(struct seq_file *m, unsigned int i, u32 width,
-			u32 rows, u64 count)
+static void cp_show_row(struct seq_file *m, unsigned int i, u64 geom,
+			u64 count)
 {
+	u32 width = CP_HIST_GEOM_WIDTH(geom), rows = CP_HIST_GEOM_ROWS(geom);
 	u64 lo = (u64)i * width, hi = lo + width;
 
 	if (i == rows - 1 && hi < cp.table.max_age)
@@ -509,18 +565,18 @@ static void cp_show_row(struct seq_file *m, unsigned int i, u32 width,
 
 static int refaults_show(struct seq_file *m, void *v)
 {
-	u32 width = READ_ONCE(cp.hist_width);
-	u32 rows = READ_ONCE(cp.hist_rows);
+	u64 geom = READ_ONCE(cp.hist_geom);
 	unsigned int i;
 	u64 count;
 	int cpu;
 
+	/* distances on the global eviction clock: all memcgs, all nodes */
 	seq_puts(m, "     Refault distance          Hits\n");
-	for (i = 0; i < rows; i++) {
+	for (i = 0; i < CP_HIST_GEOM_ROWS(geom); i++) {
 		count = 0;
 		for_each_possible_cpu(cpu)
 			count += per_cpu_ptr(cp.hist, cpu)->rows[i];
-		cp_show_row(m, i, width, rows, count);
+		cp_show_row(m, i, geom, count);
 	}
 	seq_printf(m, "      New               %9llu\n",
 		   cp_stat_sum(CP_STAT_NEW));
@@ -646,14 +702,12 @@ static int verify_show(struct seq_file *m, void *p)
 		seq_printf(m, "%s %llu\n", cp_verify_names[i],
 			   v ? (u64)atomic64_read(&v->counts[i]) : 0);
 	if (v) {
-		u32 width = READ_ONCE(cp.hist_width);
-		u32 rows = READ_ONCE(cp.hist_rows);
+		u64 geom = READ_ONCE(cp.hist_geom);
 
 		/* The same rows as the refaults file, by exact distance. */
 		seq_puts(m, "       Exact distance          Hits\n");
-		for (i = 0; i < rows; i++)
-			cp_show_row(m, i, width, rows,
-				    atomic64_read(&v->rows[i]));
+		for (i = 0; i < CP_HIST_GEOM_ROWS(geom); i++)
+			cp_show_row(m, i, geom, atomic64_read(&v->rows[i]));
 	}
 	rcu_read_unlock();
 	return 0;
@@ -747,6 +801,30 @@ static void *cp_find_root_memcg(void)
 	return root;		/* the root memcg is never freed */
 }
 
+/*
+ * Go live, knob_lock held: the histogram geometry of the knobs as they are
+ * now, the mode requested so far (by insmod or by a parameter write during
+ * init), checked as a write of it would be.
+ */
+static int cp_go_live(void)
+{
+	int ret;
+
+	lockdep_assert_held(&cp.knob_lock);
+	if (cp_mode_requested == CP_MODE_ENFORCE) {
+		ret = cp_enforce_allowed();
+		if (ret) {
+			pr_err("mode=enforce refused: %s\n", cp_enforce_refusal(ret));
+			return ret;
+		}
+	}
+	cp_hist_refit();
+	cp_hist_reset();
+	WRITE_ONCE(cp.mode, cp_mode_requested);
+	cp_live = true;
+	return 0;
+}
+
 static int __init clockpro_init(void)
 {
 	u64 entries = table_pages;
@@ -764,14 +842,6 @@ static int __init clockpro_init(void)
 		pr_err("table_pages=%llu is more than 10x RAM pages\n", entries);
 		return -EINVAL;
 	}
-	if (cp_mode_requested == CP_MODE_ENFORCE) {
-		ret = cp_mglru_enabled();
-		if (ret) {
-			pr_err("mode=enforce refused: %s\n", ret > 0 ? cp_mglru_msg :
-			       "cannot read /sys/kernel/mm/lru_gen/enabled");
-			return ret > 0 ? -EOPNOTSUPP : ret;
-		}
-	}
 
 	nbuckets = cp_table_buckets(entries);
 	cp.slots = vzalloc(cp_table_bytes(nbuckets));
@@ -781,7 +851,6 @@ static int __init clockpro_init(void)
 		return -ENOMEM;
 	}
 	cp_table_init(&cp.table, cp.slots, nbuckets);
-	cp_hist_auto_width();
 
 	ret = -ENOMEM;
 	cp.stats = alloc_percpu(struct cp_pcpu_stats);
@@ -790,29 +859,36 @@ static int __init clockpro_init(void)
 	cp.hist = alloc_percpu(struct cp_hist);
 	if (!cp.hist)
 		goto err_free_stats;
-	cp.lruvecs = kcalloc(CP_LRUVEC_SLOTS, sizeof(*cp.lruvecs), GFP_KERNEL);
+	cp.lruvecs = vzalloc(array_size(CP_LRUVEC_SLOTS, sizeof(*cp.lruvecs)));
 	if (!cp.lruvecs)
 		goto err_free_hist;
 	for (i = 0; i < CP_LRUVEC_SLOTS; i++)
 		raw_spin_lock_init(&cp.lruvecs[i].lock);
 	cp.root_memcg = cp_find_root_memcg();
 
-	cp.mode = cp_mode_requested;
-	ret = cp_hooks_register();
+	/* Everything a probe or a knob write touches exists from here on. */
+	mutex_lock(&cp.knob_lock);
+	ret = cp_go_live();
+	mutex_unlock(&cp.knob_lock);
 	if (ret)
 		goto err_free_lruvecs;
 
+	ret = cp_hooks_register();
+	if (ret)
+		goto err_dead;
+
 	cp_debugfs_init();
-	mutex_lock(&cp.knob_lock);
-	cp_live = true;
-	mutex_unlock(&cp.knob_lock);
 	pr_info("%s mode, remembering %llu pages in %zu KiB (%u buckets), distance step %llu pages\n",
-		cp_mode_names[cp.mode], cp.table.capacity,
+		cp_mode_names[READ_ONCE(cp.mode)], cp.table.capacity,
 		cp_table_bytes(nbuckets) >> 10, nbuckets, 1ULL << cp.table.shift);
 	return 0;
 
+err_dead:
+	mutex_lock(&cp.knob_lock);
+	cp_live = false;
+	mutex_unlock(&cp.knob_lock);
 err_free_lruvecs:
-	kfree(cp.lruvecs);
+	vfree(cp.lruvecs);
 err_free_hist:
 	free_percpu(cp.hist);
 err_free_stats:
@@ -824,11 +900,16 @@ err_free_table:
 
 static void __exit clockpro_exit(void)
 {
-	debugfs_remove_recursive(cp_debugfs);
+	/* Parameter writes from now on only record their value. */
+	mutex_lock(&cp.knob_lock);
+	cp_live = false;
 	WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
-	cp_hooks_unregister();
+	mutex_unlock(&cp.knob_lock);
+
+	debugfs_remove_recursive(cp_debugfs);	/* waits for its readers */
+	cp_hooks_unregister();			/* waits for the probes */
 	vfree(rcu_dereference_protected(cp.verify, true));
-	kfree(cp.lruvecs);
+	vfree(cp.lruvecs);
 	free_percpu(cp.hist);
 	free_percpu(cp.stats);
 	vfree(cp.slots);

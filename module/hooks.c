@@ -186,37 +186,105 @@ static u64 cp_lruvec_free(struct lruvec *lruvec)
 #define CP_SLOT_PROBES		8
 #define CP_SLOT_STALE		(60 * HZ)
 
-static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
+static inline struct cp_lruvec_slot *cp_slot_at(struct lruvec *lruvec, int i)
 {
 	u32 h = hash_ptr(lruvec, ilog2(CP_LRUVEC_SLOTS));
-	struct cp_lruvec_slot *s, *stale = NULL;
+
+	return &cp.lruvecs[(h + i) & (CP_LRUVEC_SLOTS - 1)];
+}
+
+/*
+ * Claim @s for @lruvec, slot lock held.  The caller holds @lruvec alive
+ * (a folio charged to its memcg, or reclaim's reference): the memcg's
+ * identity is read now, once, for the readers, who never follow the key.
+ */
+static void cp_slot_claim(struct cp_lruvec_slot *s, struct lruvec *lruvec)
+{
+	struct mem_cgroup *memcg = mem_cgroup_disabled() ? NULL :
+				   lruvec_memcg(lruvec);
+
+	memset(&s->st, 0, sizeof(s->st));
+	memset(&s->sz, 0, sizeof(s->sz));
+	s->target = 0;
+	s->memcg_id = memcg ? mem_cgroup_id(memcg) : 0;
+	s->cgroup_ino = memcg ? cgroup_ino(memcg->css.cgroup) : 0;
+	s->nid = lruvec_pgdat(lruvec)->node_id;
+	s->last_used = jiffies;
+	WRITE_ONCE(s->lruvec, lruvec);
+}
+
+/*
+ * The slot of @lruvec, claimed if it has none: a free slot of its probe
+ * window, else one unused for a minute.  NULL if all are taken.
+ */
+static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
+{
+	struct cp_lruvec_slot *s, *free = NULL, *stale = NULL;
 	unsigned long flags;
 	int i;
 
 	for (i = 0; i < CP_SLOT_PROBES; i++) {
 		void *key;
 
-		s = &cp.lruvecs[(h + i) & (CP_LRUVEC_SLOTS - 1)];
+		s = cp_slot_at(lruvec, i);
 		key = READ_ONCE(s->lruvec);
 		if (key == lruvec)
 			return s;
-		if (!key && !cmpxchg(&s->lruvec, NULL, lruvec))
-			return s;
-		if (!stale && time_after(jiffies, READ_ONCE(s->last_used) +
-					 CP_SLOT_STALE))
+		if (!key && !free)
+			free = s;
+		else if (key && !stale &&
+			 time_after(jiffies, READ_ONCE(s->last_used) +
+				    CP_SLOT_STALE))
 			stale = s;
 	}
-	if (!stale)
+	s = free ? free : stale;
+	if (!s)
 		return NULL;
-	/* Take over a slot unused for a minute (its memcg likely died). */
-	raw_spin_lock_irqsave(&stale->lock, flags);
-	if (time_after(jiffies, stale->last_used + CP_SLOT_STALE)) {
-		stale->lruvec = lruvec;
-		stale->last_used = jiffies;
-		memset(&stale->st, 0, sizeof(stale->st));
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (!s->lruvec ||
+	    (s == stale && time_after(jiffies, s->last_used + CP_SLOT_STALE)))
+		cp_slot_claim(s, lruvec);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return READ_ONCE(s->lruvec) == lruvec ? s : NULL;
+}
+
+/*
+ * A memcg is being freed: release the slots of its lruvecs, so that no
+ * slot keeps a key that a new memcg, allocated at the same address, would
+ * inherit the state of.
+ */
+static void cp_slots_release(struct lruvec *lruvec)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < CP_SLOT_PROBES; i++) {
+		struct cp_lruvec_slot *s = cp_slot_at(lruvec, i);
+
+		if (READ_ONCE(s->lruvec) != lruvec)
+			continue;
+		raw_spin_lock_irqsave(&s->lock, flags);
+		if (s->lruvec == lruvec) {
+			WRITE_ONCE(s->lruvec, NULL);
+			cp_count(CP_STAT_SLOTS_FREED, 1);
+		}
+		raw_spin_unlock_irqrestore(&s->lock, flags);
 	}
-	raw_spin_unlock_irqrestore(&stale->lock, flags);
-	return READ_ONCE(stale->lruvec) == lruvec ? stale : NULL;
+}
+
+/* mem_cgroup_css_free(css): the memcg's last reference is gone. */
+static int __kprobes cp_memcg_free_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct cgroup_subsys_state *css =
+		(void *)regs_get_kernel_argument(regs, 0);
+	struct mem_cgroup *memcg = mem_cgroup_from_css(css);
+	int nid;
+
+	if (!memcg)
+		return 0;
+	for_each_node(nid)
+		cp_slots_release(&memcg->nodeinfo[nid]->lruvec);
+	return 0;
 }
 
 enum cp_op {
@@ -229,11 +297,20 @@ enum cp_op {
 	CP_OP_REUSED,		/* a hot page was used again */
 };
 
+/* How the hot hand treats the folios of one shrink_active_list() call. */
+enum cp_call_mode {
+	CP_CALL_PASS,		/* the kernel decides: escalated, floor */
+	CP_CALL_HAND,		/* CLOCK steps */
+	CP_CALL_AGE,		/* CLOCK steps granted for aging alone */
+};
+
 struct cp_op_args {
 	u64 arg;
 	u32 gone;
+	bool escalated;		/* CP_OP_DEACTIVATE: reclaim escalated */
 	const struct cp_refault *r;
 	u64 result;
+	enum cp_call_mode call;	/* CP_OP_DEACTIVATE: for the hot hand */
 };
 
 /*
@@ -274,7 +351,9 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		break;
 	case CP_OP_DEACTIVATE:
 		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
-						 false);
+						 a->escalated);
+		a->call = s->st.pass ? CP_CALL_PASS :
+			  s->st.age_only ? CP_CALL_AGE : CP_CALL_HAND;
 		break;
 	case CP_OP_NEW_PAGE:
 		if (cp_policy_new_page_needs_free(p, &s->st, &sz))
@@ -285,6 +364,8 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		cp_policy_reused(&s->st);
 		break;
 	}
+	s->sz = sz;
+	s->target = s->st.target ? cp_policy_target(p, &s->st, &sz) : 0;
 	done = true;
 out_unlock:
 	raw_spin_unlock_irqrestore(&s->lock, flags);
@@ -293,28 +374,30 @@ out_unlock:
 
 /**
  * cp_lruvec_stats - call @fn for every lruvec with adaptive state
- * @fn: callback, called with the slot lock held and IRQs off
+ * @fn: callback, given a copy of the slot taken under its lock; the key
+ *	is for comparison only, never to follow
  * @arg: passed to @fn
+ *
+ * Process context: may sleep between slots.
  */
-void cp_lruvec_stats(void (*fn)(void *arg, void *lruvec,
-				const struct cp_lru_state *st,
-				const struct cp_lru_sizes *sz, s64 target),
+void cp_lruvec_stats(void (*fn)(void *arg, const struct cp_lruvec_slot *s),
 		     void *arg)
 {
-	struct cp_lru_sizes sz;
+	struct cp_lruvec_slot copy;
 	unsigned long flags;
 	int i;
 
 	for (i = 0; i < CP_LRUVEC_SLOTS; i++) {
 		struct cp_lruvec_slot *s = &cp.lruvecs[i];
 
+		if (!READ_ONCE(s->lruvec))
+			continue;
 		raw_spin_lock_irqsave(&s->lock, flags);
-		if (s->lruvec) {
-			cp_lruvec_sizes(s->lruvec, &sz);
-			fn(arg, s->lruvec, &s->st, &sz,
-			   cp_policy_target(&cp.params, &s->st, &sz));
-		}
+		copy = *s;
 		raw_spin_unlock_irqrestore(&s->lock, flags);
+		if (copy.lruvec)
+			fn(arg, &copy);
+		cond_resched();
 	}
 }
 
@@ -358,12 +441,16 @@ static void cp_verify_evicted(const struct cp_key *k, unsigned long nr,
 		WRITE_ONCE(v->clock[k->index + i], when + 1);
 }
 
-/* The refaults histogram's row of @distance, as the knobs are now. */
+/*
+ * The refaults histogram's row of @distance, as the knobs are now.  The
+ * geometry is one word, valid from the module's first instruction on
+ * (width >= 1, rows >= 1): see cp_hist_refit().
+ */
 static u32 cp_hist_row(u64 distance)
 {
-	u32 width = READ_ONCE(cp.hist_width);
-	u32 rows = READ_ONCE(cp.hist_rows);
-	u64 row = distance / width;
+	u64 geom = READ_ONCE(cp.hist_geom);
+	u32 rows = CP_HIST_GEOM_ROWS(geom);
+	u64 row = distance / CP_HIST_GEOM_WIDTH(geom);
 
 	return row < rows ? row : rows - 1;
 }
@@ -462,7 +549,8 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 			return;	/* no state: leave it to the kernel */
 	} else if (!meta && READ_ONCE(cp.params.idle_pct)) {
 		/* metadata stays out of the idle rule: never inserted hot */
-		cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a);
+		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a))
+			return;
 	}
 
 	if (a.result == CP_PROMOTE) {
@@ -614,10 +702,41 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
  * that into a CLOCK step: referenced since the hand last passed (young
  * PTEs or PG_referenced, which is cleared) means rotate, reported to the
  * kernel as an executable reference; otherwise the folio is demoted.
+ *
+ * Whether a call is the hand's at all, and whether it was granted for
+ * aging alone, is decided once per shrink_active_list() call, by its
+ * pre-handler, and kept per task: concurrent reclaimers of one lruvec
+ * each see their own call's grant.  A call the kernel escalated, or one
+ * below the inactive floor, is the kernel's alone: nothing rotates.
  */
+#define CP_CALL_BITS		7
+static unsigned long cp_calls[1 << CP_CALL_BITS];
+
+static unsigned long *cp_call_slot(struct task_struct *task)
+{
+	return &cp_calls[hash_ptr(task, CP_CALL_BITS)];
+}
+
+static void cp_call_set(enum cp_call_mode mode)
+{
+	/* task_struct is cache-line aligned: the low bits carry the mode */
+	WRITE_ONCE(*cp_call_slot(current), (unsigned long)current | mode);
+}
+
+/* The mode of current's shrink_active_list() call; another task's: PASS. */
+static enum cp_call_mode cp_call_get(void)
+{
+	unsigned long v = READ_ONCE(*cp_call_slot(current));
+
+	if ((v & ~3UL) != (unsigned long)current)
+		return CP_CALL_PASS;
+	return v & 3UL;
+}
+
 struct cp_referenced_data {
 	struct folio *folio;
 	unsigned long *vm_flags;
+	u32 seen;		/* CP_SCAN_AGE_ONLY, from the call's grant */
 };
 
 static int __kprobes cp_referenced_entry(struct kretprobe_instance *ri,
@@ -625,12 +744,17 @@ static int __kprobes cp_referenced_entry(struct kretprobe_instance *ri,
 {
 	struct cp_referenced_data *d = (void *)ri->data;
 	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
+	enum cp_call_mode mode;
 
 	if (!cp_enforcing() || !folio_test_active(folio) ||
 	    folio_test_lru(folio) || folio_test_swapbacked(folio))
 		return 1;	/* not the hot hand: skip the return handler */
+	mode = cp_call_get();
+	if (mode == CP_CALL_PASS)
+		return 1;
 	d->folio = folio;
 	d->vm_flags = (void *)regs_get_kernel_argument(regs, 3);
+	d->seen = mode == CP_CALL_AGE ? CP_SCAN_AGE_ONLY : 0;
 	return 0;
 }
 
@@ -638,8 +762,9 @@ static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
 				       struct pt_regs *regs)
 {
 	struct cp_referenced_data *d = (void *)ri->data;
-	bool young = regs_return_value(regs) > 0;
-	struct cp_op_args a = { 0 };
+	/* int: -1 (the rmap walk could not lock) is no young PTE */
+	bool young = (int)regs_return_value(regs) > 0;
+	struct cp_op_args a = { .arg = d->seen };
 
 	if (folio_test_clear_referenced(d->folio))
 		a.arg |= CP_SCAN_REFERENCED;
@@ -683,25 +808,87 @@ static noinline notrace void __kprobes cp_skip_stub(void)
 {
 }
 
+/*
+ * Zones above @reclaim_idx hold file pages of @lruvec: this reclaim may
+ * not isolate them (a DMA or DMA32 allocation), and the module's sizes,
+ * counted over all zones, would hold pages it cannot reach.
+ */
+static bool cp_zones_restricted(struct lruvec *lruvec, int reclaim_idx)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	int z;
+
+	for (z = reclaim_idx + 1; z < MAX_NR_ZONES; z++) {
+		unsigned long n;
+
+		if (!managed_zone(&pgdat->node_zones[z]))
+			continue;
+		if (mem_cgroup_disabled())
+			n = zone_page_state(&pgdat->node_zones[z],
+					    NR_ZONE_ACTIVE_FILE);
+		else
+			n = mem_cgroup_get_zone_lru_size(lruvec,
+							 LRU_ACTIVE_FILE, z);
+		if (n)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Reclaim is struggling, and gets what it asked for: the kernel's forced
+ * deactivation (its retry before giving up and OOM-killing), a scan
+ * priority below DEF_PRIORITY - 2 (where vmscan itself starts to
+ * throttle and stall), or zones it may not reclaim from holding pages.
+ * A scan_control that does not look like one is taken as escalated.
+ */
+static bool cp_reclaim_escalated(const struct cp_scan_control *sc,
+				 struct lruvec *lruvec)
+{
+	if (unlikely(sc->priority < 0 || sc->priority > DEF_PRIORITY ||
+		     sc->reclaim_idx < 0 || sc->reclaim_idx >= MAX_NR_ZONES)) {
+		pr_warn_once("scan_control looks wrong (priority %d, reclaim_idx %d): never holding the active list\n",
+			     sc->priority, sc->reclaim_idx);
+		return true;
+	}
+	return sc->force_deactivate || sc->priority < DEF_PRIORITY - 2 ||
+	       cp_zones_restricted(lruvec, sc->reclaim_idx);
+}
+
 static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long nr = regs_get_kernel_argument(regs, 0);
 	struct lruvec *lruvec = (void *)regs_get_kernel_argument(regs, 1);
-	unsigned long lru = regs_get_kernel_argument(regs, 3);
+	struct cp_scan_control *sc = (void *)regs_get_kernel_argument(regs, 2);
+	/* an enum: the upper half of the register is undefined */
+	enum lru_list lru = (u32)regs_get_kernel_argument(regs, 3);
 	struct cp_op_args a = { .arg = nr };
 	u64 n;
 
 	if (lru != LRU_ACTIVE_FILE || !cp_enforcing())
 		return 0;
-	if (!cp_policy_op(lruvec, CP_OP_DEACTIVATE, &a))
+	a.escalated = cp_reclaim_escalated(sc, lruvec);
+	if (a.escalated)
+		cp_count(CP_STAT_ESCALATED, 1);
+	if (!cp_policy_op(lruvec, CP_OP_DEACTIVATE, &a)) {
+		cp_call_set(CP_CALL_PASS);
 		return 0;
+	}
 	n = a.result;
 
 	if (!n) {
+		/*
+		 * Held.  Tell reclaim that deactivation was skipped, as
+		 * shrink_list() does when it declines to call us: if this
+		 * reclaim fails, the kernel retries with force_deactivate,
+		 * which the module never holds.
+		 */
+		sc->skipped_deactivate = 1;
 		cp_count(CP_STAT_DEACT_SKIPPED, 1);
 		cp_regs_skip_call(regs, (unsigned long)cp_skip_stub);
 		return 1;
 	}
+	cp_call_set(a.call);
 	cp_count(CP_STAT_DEACT_PAGES, n);
 	if (n != nr) {
 		cp_count(CP_STAT_DEACT_TRIMMED, 1);
@@ -741,6 +928,8 @@ static struct cp_hook cp_hooks[] = {
 		  .pre_handler = cp_accessed_pre }, .required = true },
 	{ .kp = { .symbol_name = "evict_folios",
 		  .pre_handler = cp_mglru_pre } },
+	{ .kp = { .symbol_name = "mem_cgroup_css_free",
+		  .pre_handler = cp_memcg_free_pre }, .required = true },
 };
 
 /**

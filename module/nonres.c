@@ -336,24 +336,42 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 }
 
 /**
- * cp_table_count - live entries in the table
+ * cp_table_count_range - live entries among cookies [@from, @to)
  * @t: the table
  * @now: current eviction clock
+ * @from: first cookie index
+ * @to: one past the last; clamped to the capacity
  *
- * Walks the whole table: for statistics files, not for hot paths.
+ * For statistics files, not for hot paths: a caller walking a large table
+ * does it a slice at a time and reschedules in between.
  *
- * Return: the number of non-empty, non-expired cookies.
+ * Return: the number of non-empty, non-expired cookies in the range.
  */
-u64 cp_table_count(const struct cp_table *t, u64 now)
+u64 cp_table_count_range(const struct cp_table *t, u64 now, u64 from, u64 to)
 {
-	u64 n = 0, i, total = t->capacity;
 	u32 now_ts = cp_ts(t, now);
+	u64 n = 0, i;
 
-	for (i = 0; i < total; i++) {
+	to = min_t(u64, to, t->capacity);
+	for (i = from; i < to; i++) {
 		u32 c = READ_ONCE(t->slots[i]);
 
 		if (c && !cp_expired(cp_age(c, now_ts)))
 			n++;
 	}
 	return n;
+}
+
+/**
+ * cp_table_count - live entries in the table
+ * @t: the table
+ * @now: current eviction clock
+ *
+ * Walks the whole table at once (user-space tools and tests).
+ *
+ * Return: the number of non-empty, non-expired cookies.
+ */
+u64 cp_table_count(const struct cp_table *t, u64 now)
+{
+	return cp_table_count_range(t, now, 0, t->capacity);
 }

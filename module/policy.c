@@ -125,7 +125,10 @@
  * cp_policy_deactivate() tells the kernel how many of nr_to_scan active
  * pages to scan:
  *
- *	escalated reclaim, or inactive below its floor:	all of them
+ *	escalated reclaim, or inactive below its floor:	all of them, as
+ *							the kernel would:
+ *							the hand rotates
+ *							nothing (pass)
  *	hot set idle, pages hot before it still there:	up to idle_old
  *	active above target + hysteresis:		the excess
  *	hot set idle:					none (no aging)
@@ -135,8 +138,10 @@
  *
  * The floor (a share of the file LRU and a page minimum) keeps reclaim
  * able to make progress: the inactive list is never starved to hold the
- * active one.  The +-hysteresis band keeps the target from chasing the
- * instantaneous list sizes.
+ * active one.  A scan beyond what the kernel asked for never isolates
+ * more active pages than the inactive list holds (cp_scan_cap()).  The
+ * +-hysteresis band keeps the target from chasing the instantaneous list
+ * sizes.
  */
 #include "clockpro/nonres.h"
 #include "clockpro/policy.h"
@@ -595,7 +600,10 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
  * @s: lruvec state
  * @sz: current LRU sizes
  * @seen: CP_SCAN_REFERENCED and/or CP_SCAN_YOUNG: the page was referenced
- *	  since the hand last passed (PG_referenced, or a young PTE)
+ *	  since the hand last passed (PG_referenced, or a young PTE);
+ *	  CP_SCAN_AGE_ONLY: the scan is one cp_policy_deactivate() granted
+ *	  for aging alone (@s->age_only then), where an unreferenced page
+ *	  stays hot unless a refault wants a victim
  *
  * While the hot set is idle a PG_referenced bit predates the idleness
  * (or the page's first read): the hand demotes from the tail in insertion
@@ -618,11 +626,11 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			s->idle_debt++;
 		return false;
 	}
-	if (seen) {
+	if (seen & (CP_SCAN_REFERENCED | CP_SCAN_YOUNG)) {
 		s->rotated++;
 		return true;
 	}
-	if (s->age_only && !s->wanted) {
+	if ((seen & CP_SCAN_AGE_ONLY) && !s->wanted) {
 		s->age_kept++;	/* no refault wants a victim: clear only */
 		return true;
 	}
@@ -698,13 +706,30 @@ static void cp_age(const struct cp_policy_params *p, struct cp_lru_state *s,
 	s->aging = min_t(u64, s->aging, sz->active);
 }
 
+/*
+ * A scan larger than the kernel asked for isolates no more active pages
+ * than the inactive list holds: reclaim throttles (too_many_isolated())
+ * when isolated pages outnumber the inactive ones, and a hot hand that
+ * outruns a tiny inactive list would stall every reclaimer of the node.
+ * The steps cut off are not owed: the next call grants them again.
+ */
+static u64 cp_scan_cap(const struct cp_lru_sizes *sz, u64 nr_to_scan, u64 n)
+{
+	return min_t(u64, n, max_t(u64, nr_to_scan, sz->inactive));
+}
+
 /**
  * cp_policy_deactivate - how many active pages to scan now
  * @p: parameters
  * @s: lruvec state
  * @sz: current LRU sizes
  * @nr_to_scan: what the kernel asked for
- * @escalated: reclaim is struggling (high scan priority, forced pass)
+ * @escalated: reclaim is struggling (a low scan priority, the kernel's
+ *	       forced deactivation, zones it may not reclaim from)
+ *
+ * Sets @s->pass when the scan is the kernel's own (escalated, or the
+ * inactive list below its floor: the hot hand must not rotate anything)
+ * and @s->age_only when it was granted for aging alone.
  *
  * Return: pages to scan; 0 means hold the active list.
  */
@@ -717,13 +742,18 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	u64 n;
 
 	s->age_only = false;
-	if (escalated || sz->inactive < cp_floor(p, sz))
+	s->pass = false;
+	if (escalated || sz->inactive < cp_floor(p, sz)) {
+		s->pass = true;	/* the kernel's scan: no hand steps */
 		return nr_to_scan;
+	}
 	if (s->idle_old && cp_idle(p, s, sz)) {
 		/* drain the hot pages older than the idle episode */
 		s->trims++;
-		return min_t(u64, max_t(u64, nr_to_scan, p->hand_batch),
-			     s->idle_old);
+		return cp_scan_cap(sz, nr_to_scan,
+				   min_t(u64, max_t(u64, nr_to_scan,
+						    p->hand_batch),
+					 s->idle_old));
 	}
 
 	cp_ensure_init(p, s, sz);
@@ -733,7 +763,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 		n = min_t(u64, sz->active - (u64)target,
 			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
-		return n;
+		return cp_scan_cap(sz, nr_to_scan, n);
 	}
 	if (cp_idle(p, s, sz)) {
 		/*
@@ -763,7 +793,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			n += a;
 		}
 		s->trims++;
-		return n;
+		return cp_scan_cap(sz, nr_to_scan, n);
 	}
 	s->skips++;
 	return 0;

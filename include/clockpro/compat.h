@@ -7,6 +7,7 @@
 #define _CLOCKPRO_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/ptrace.h>
 #include <linux/swap.h>
 #include <linux/version.h>
@@ -19,6 +20,99 @@ static inline unsigned long cp_folio_swap_val(struct folio *folio)
 #else
 	return folio_swap_entry(folio).val;
 #endif
+}
+
+/*
+ * The head of mm/vmscan.c's private struct scan_control, up to the fields
+ * the module reads: reclaim's escape hatches (force_deactivate, priority,
+ * reclaim_idx) and skipped_deactivate, which it sets when it holds the
+ * active list so that the kernel's last retry before OOM forces
+ * deactivation as it would have.  Copied field for field from Debian's
+ * 6.1.192 and 6.12.95 sources: the compiler lays the bitfields out as the
+ * kernel's build did.  Other kernels have no layout here: enforce refuses
+ * to start there (cp_scan_control_known()).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+struct cp_scan_control {
+	unsigned long nr_to_reclaim;
+	nodemask_t *nodemask;
+	struct mem_cgroup *target_mem_cgroup;
+	unsigned long anon_cost;
+	unsigned long file_cost;
+	unsigned int may_deactivate:2;
+	unsigned int force_deactivate:1;
+	unsigned int skipped_deactivate:1;
+	unsigned int may_writepage:1;
+	unsigned int may_unmap:1;
+	unsigned int may_swap:1;
+	unsigned int proactive:1;
+	unsigned int memcg_low_reclaim:1;
+	unsigned int memcg_low_skipped:1;
+	unsigned int hibernation_mode:1;
+	unsigned int compaction_ready:1;
+	unsigned int cache_trim_mode:1;
+	unsigned int file_is_tiny:1;
+	unsigned int no_demotion:1;
+#ifdef CONFIG_LRU_GEN
+	unsigned int memcgs_need_aging:1;
+	unsigned long last_reclaimed;
+#endif
+	s8 order;
+	s8 priority;
+	s8 reclaim_idx;
+};
+
+#define CP_SCAN_CONTROL_KNOWN	1
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+struct cp_scan_control {
+	unsigned long nr_to_reclaim;
+	nodemask_t *nodemask;
+	struct mem_cgroup *target_mem_cgroup;
+	unsigned long anon_cost;
+	unsigned long file_cost;
+#ifdef CONFIG_MEMCG
+	int *proactive_swappiness;
+#endif
+	unsigned int may_deactivate:2;
+	unsigned int force_deactivate:1;
+	unsigned int skipped_deactivate:1;
+	unsigned int may_writepage:1;
+	unsigned int may_unmap:1;
+	unsigned int may_swap:1;
+	unsigned int no_cache_trim_mode:1;
+	unsigned int cache_trim_mode_failed:1;
+	unsigned int proactive:1;
+	unsigned int memcg_low_reclaim:1;
+	unsigned int memcg_low_skipped:1;
+	unsigned int memcg_full_walk:1;
+	unsigned int hibernation_mode:1;
+	unsigned int compaction_ready:1;
+	unsigned int cache_trim_mode:1;
+	unsigned int file_is_tiny:1;
+	unsigned int no_demotion:1;
+	s8 order;
+	s8 priority;
+	s8 reclaim_idx;
+};
+
+#define CP_SCAN_CONTROL_KNOWN	1
+#else
+struct cp_scan_control {
+	s8 priority;
+	s8 reclaim_idx;
+	unsigned int force_deactivate:1;
+	unsigned int skipped_deactivate:1;
+};
+
+#define CP_SCAN_CONTROL_KNOWN	0
+#endif
+
+/* Does this build know the kernel's struct scan_control? */
+static inline bool cp_scan_control_known(void)
+{
+	return CP_SCAN_CONTROL_KNOWN;
 }
 
 /*

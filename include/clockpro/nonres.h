@@ -67,6 +67,7 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 					  u64 when, u32 flags, u32 *expired);
 bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 		     struct cp_refault *r);
+u64 cp_table_count_range(const struct cp_table *t, u64 now, u64 from, u64 to);
 u64 cp_table_count(const struct cp_table *t, u64 now);
 
 static inline u64 cp_table_clock(const struct cp_table *t)

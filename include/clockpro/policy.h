@@ -49,6 +49,7 @@ struct cp_lru_state {
 	u64 sweep_len;		/* active pages when this sweep started */
 	u64 sweep_given;	/* of those, steps granted so far */
 	bool age_only;		/* the last scan granted was aging alone */
+	bool pass;		/* ... was the kernel's (escalated, floor) */
 	u64 fill_clock;		/* eviction clock when last seen filling */
 	u64 fill_inactive;	/* inactive pages at that moment */
 	u64 quiet;		/* pages inserted since the last reuse */
@@ -92,6 +93,7 @@ struct cp_lru_sizes {
 /* What the hot hand saw on an active page (cp_policy_hot_scanned()). */
 #define CP_SCAN_REFERENCED	0x1	/* PG_referenced was set */
 #define CP_SCAN_YOUNG		0x2	/* a mapping's PTE was young */
+#define CP_SCAN_AGE_ONLY	0x4	/* the scan was granted for aging alone */
 
 enum cp_verdict {
 	CP_KEEP_COLD = 0,	/* insert on the inactive list */

@@ -452,6 +452,9 @@ static void k_deactivate(struct kmodel *m, u64 n, bool hand)
 			struct cp_lru_sizes sz = k_sizes(m);
 			u32 seen = (m->fl[p] & KP_REF) ? CP_SCAN_REFERENCED : 0;
 
+			if (m->st.age_only)
+				seen |= CP_SCAN_AGE_ONLY;
+
 			sz.active++;	/* the page is isolated, not gone */
 			if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, seen)) {
 				m->fl[p] &= ~KP_REF;

@@ -307,7 +307,8 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 						   tap_rand_below(&rs, 2) ?
 						   CP_FLAG_ACTIVE : 0);
 			} else if (op < 70) {
-				u32 seen = (u32)tap_rand_below(&rs, 4);
+				u32 seen = (u32)tap_rand_below(&rs, 4) |
+					   (s.age_only ? CP_SCAN_AGE_ONLY : 0);
 				bool keep = s.age_only && !s.wanted;
 				bool idle = p.idle_pct && s.idle_on &&
 					    s.quiet > pct(sz.active + sz.inactive,
@@ -320,7 +321,8 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				 */
 				if (cp_policy_hot_scanned(&p, &s, &sz, seen) !=
 				    ((seen & CP_SCAN_YOUNG) ||
-				     (!idle && (seen || keep))))
+				     (!idle && ((seen & CP_SCAN_REFERENCED) ||
+						keep))))
 					st->bad_adapted++;
 				if (s.credits > credits &&
 				    (s64)sz.active > cp_policy_target(&p, &s,
@@ -658,7 +660,10 @@ static void mini_refault(struct mini_lru *m, bool hot_referenced)
 	n = cp_policy_deactivate(&m->p, &m->s, &m->sz, 32, false);
 	while (n--) {
 		m->scanned++;
-		if (!cp_policy_hot_scanned(&m->p, &m->s, &m->sz, hot_referenced)) {
+		if (!cp_policy_hot_scanned(&m->p, &m->s, &m->sz,
+					   hot_referenced |
+					   (m->s.age_only ? CP_SCAN_AGE_ONLY :
+					    0))) {
 			m->demoted++;
 			m->sz.active--;
 			m->sz.inactive++;
@@ -1008,17 +1013,18 @@ static void test_aging(void)
 	      (unsigned long long)s.aged);
 
 	/* Aging steps keep unreferenced pages; referenced ones rotate. */
-	CHECK(cp_policy_hot_scanned(&p, &s, &sz, false) && s.age_kept == 1,
-	      "aging demoted");
-	CHECK(cp_policy_hot_scanned(&p, &s, &sz, true) && s.rotated == 1,
-	      "aging did not rotate");
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_AGE_ONLY) &&
+	      s.age_kept == 1, "aging demoted");
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz,
+				    CP_SCAN_AGE_ONLY | CP_SCAN_REFERENCED) &&
+	      s.rotated == 1, "aging did not rotate");
 
 	/* A refault kept cold wants a victim: aging may demote one. */
 	CHECK(cp_policy_refault(&p, &s, &sz, 500, 0) == CP_KEEP_COLD &&
 	      s.wanted == 1, "kept cold, wanted %llu",
 	      (unsigned long long)s.wanted);
-	s.age_only = true;
-	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, false) && s.demoted == 1 &&
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_AGE_ONLY) &&
+	      s.demoted == 1 &&
 	      !s.wanted, "aging found no victim for a refault kept cold");
 	s.demoted = 0;
 
@@ -1163,8 +1169,9 @@ static void test_idle(void)
 	      "not idle, below target: the active list is held");
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
+	/* (the enlarged scan is capped at the 500 inactive pages) */
 	CHECK(s.idle_old == 1500 &&
-	      cp_policy_deactivate(&p, &s, &sz, 32, false) == p.hand_batch &&
+	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 500 &&
 	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 1500,
 	      "idle: drained, old %llu", (unsigned long long)s.idle_old);
 	/* ... only the pages that were hot when it began */
@@ -1389,6 +1396,51 @@ static void test_idle_target(void)
 	      (long long)s.target);
 }
 
+/*
+ * Reclaim's escape hatches: an escalated call, or one with the inactive
+ * list under its floor, is the kernel's (pass: the hot hand rotates
+ * nothing); a scan enlarged beyond the kernel's request never isolates
+ * more active pages than the inactive list holds; a grant for aging alone
+ * is the caller's to report per scan (CP_SCAN_AGE_ONLY), not the state's.
+ */
+static void test_escape_hatches(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 n;
+
+	fresh(&p, &s, &sz, 9000, 1000);
+	s.target = 8000;
+	n = cp_policy_deactivate(&p, &s, &sz, 64, true);
+	CHECK(n == 64 && s.pass && !s.age_only, "escalated: %llu, pass %d",
+	      (unsigned long long)n, s.pass);
+	sz = sizes(9900, 100);			/* floor: 3% of 10000 */
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 64 && s.pass, "floor: %llu, pass %d",
+	      (unsigned long long)n, s.pass);
+
+	/* 1000 above target, 400 inactive: the trim stops at 400. */
+	fresh(&p, &s, &sz, 9600, 400);
+	s.target = 8600;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 400 && !s.pass, "trim against a small inactive list: %llu",
+	      (unsigned long long)n);
+	/* ... but never below what the kernel asked for. */
+	n = cp_policy_deactivate(&p, &s, &sz, 700, false);
+	CHECK(n == 700, "kernel's request cut: %llu", (unsigned long long)n);
+
+	/* A hand step of a refault's victim search demotes, whatever the
+	 * state says of the last grant; aging alone keeps the page. */
+	fresh(&p, &s, &sz, 1000, 1000);
+	s.age_only = true;
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, 0) && s.demoted == 1,
+	      "a victim search's step kept the page");
+	s.age_only = false;
+	CHECK(cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_AGE_ONLY) &&
+	      s.age_kept == 1, "an aging step demoted");
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -1405,6 +1457,7 @@ static const struct cp_test tests[] = {
 	{ "idle_hot_set", test_idle },
 	{ "idle_needs_hot_set_and_full_memory", test_idle_begin },
 	{ "idle_target_holds_new_set", test_idle_target },
+	{ "escape_hatches", test_escape_hatches },
 };
 
 int main(int argc, char **argv)
