@@ -102,6 +102,7 @@ struct cp_lruvec_slot {
 	struct cp_lru_sizes sz;		/* at the last decision */
 	s64 target;			/* hot target then */
 	struct cp_lru_state st;
+	struct cp_lclock lc;		/* the lruvec's own evictions */
 };
 
 /*
@@ -138,6 +139,7 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 }
 
 int cp_hooks_register(void);
+void cp_slots_reset(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
 void cp_lruvec_stats(void (*fn)(void *arg,

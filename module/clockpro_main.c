@@ -378,7 +378,9 @@ static int cp_mode_set(const char *buf)
 		}
 	}
 	cp_mode_requested = mode;
-	if (cp_live) {
+	if (cp_live && mode != cp.mode) {
+		if (mode == CP_MODE_ENFORCE)
+			cp_slots_reset();
 		WRITE_ONCE(cp.mode, mode);
 		pr_info("mode %s\n", cp_mode_names[mode]);
 	}
@@ -504,6 +506,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "table_max_age %llu\n", cp.table.max_age);
 	seq_printf(m, "clock %llu\n", now);
 	seq_printf(m, "clock_step %llu\n", 1ULL << cp.table.shift);
+	/* refaults: the global clock; enforce: each lruvec's own */
+	seq_puts(m, "distance_clock global\n");
 
 	cp_lruvec_stats(cp_sum_lruvec, &sum);
 	seq_printf(m, "lruvecs %llu\n", sum.lruvecs);
@@ -533,18 +537,18 @@ static void cp_show_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	const struct cp_lru_state *st = &s->st;
 	struct seq_file *m = arg;
 
-	seq_printf(m, "%5u %4u %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u %llu\n",
+	seq_printf(m, "%5u %4u %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u %llu %llu\n",
 		   s->memcg_id, s->nid, s->sz.active, s->sz.inactive,
 		   s->target, st->promotions, st->kept_cold, st->grow,
 		   st->shrink, st->rotated, st->demoted, st->skips, st->trims,
 		   st->quiet, st->idle_on, st->idle_old, st->idle_shift,
-		   s->cgroup_ino);
+		   s->cgroup_ino, s->lc.now);
 }
 
 static int lruvecs_show(struct seq_file *m, void *v)
 {
 	/* sizes and target as of the lruvec's last decision */
-	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift cgroup_ino\n");
+	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift cgroup_ino evictions\n");
 	cp_lruvec_stats(cp_show_lruvec, m);
 	return 0;
 }

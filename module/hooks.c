@@ -123,7 +123,7 @@ static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 	sz->active = 0;
 	sz->inactive = 0;
 	sz->free = 0;		/* cp_lruvec_free() when the policy needs it */
-	sz->clock = cp_table_clock(&cp.table);
+	sz->clock = 0;		/* the slot's local clock: cp_policy_op() */
 	if (mem_cgroup_disabled()) {
 		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
 
@@ -205,6 +205,7 @@ static void cp_slot_claim(struct cp_lruvec_slot *s, struct lruvec *lruvec)
 
 	memset(&s->st, 0, sizeof(s->st));
 	memset(&s->sz, 0, sizeof(s->sz));
+	memset(&s->lc, 0, sizeof(s->lc));
 	s->target = 0;
 	s->memcg_id = memcg ? mem_cgroup_id(memcg) : 0;
 	s->cgroup_ino = memcg ? cgroup_ino(memcg->css.cgroup) : 0;
@@ -272,6 +273,28 @@ static void cp_slots_release(struct lruvec *lruvec)
 	}
 }
 
+/**
+ * cp_slots_reset - release every slot: enforce starts afresh
+ *
+ * The local clocks stood still while the module only observed, and the
+ * state measured on them would read the pause as no evictions at all.
+ * Process context.
+ */
+void cp_slots_reset(void)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < CP_LRUVEC_SLOTS; i++) {
+		struct cp_lruvec_slot *s = &cp.lruvecs[i];
+
+		raw_spin_lock_irqsave(&s->lock, flags);
+		WRITE_ONCE(s->lruvec, NULL);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		cond_resched();
+	}
+}
+
 /* mem_cgroup_css_free(css): the memcg's last reference is gone. */
 static int __kprobes cp_memcg_free_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -287,9 +310,14 @@ static int __kprobes cp_memcg_free_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * EVICTED: arg pages left at global time now; gone: table entries that
+ * expired unused (file pages).  REFAULT: r at global time now, arg
+ * CP_FLAG_META; result: the verdict.
+ */
 enum cp_op {
-	CP_OP_EXPIRED,		/* gone: table entries expired unused */
-	CP_OP_REFAULT,		/* r, arg (CP_FLAG_META); result: verdict */
+	CP_OP_EVICTED,
+	CP_OP_REFAULT,
 	CP_OP_COLD_HIT,		/* arg: flags (CP_FLAG_ACTIVE: was hot) */
 	CP_OP_HOT_SCANNED,	/* arg: CP_SCAN_*; result: rotate it */
 	CP_OP_DEACTIVATE,	/* arg: nr_to_scan; result: pages to scan */
@@ -306,6 +334,7 @@ enum cp_call_mode {
 
 struct cp_op_args {
 	u64 arg;
+	u64 now;		/* the global clock, EVICTED and REFAULT */
 	u32 gone;
 	bool escalated;		/* CP_OP_DEACTIVATE: reclaim escalated */
 	const struct cp_refault *r;
@@ -325,6 +354,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	struct cp_lru_sizes sz;
 	unsigned long flags;
 	bool done = false;
+	u64 dist;
 
 	if (!s) {
 		cp_count(CP_STAT_NO_LRUVEC, 1);
@@ -335,12 +365,20 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		goto out_unlock;	/* the slot was taken over */
 	s->last_used = jiffies;
 	cp_lruvec_sizes(lruvec, &sz);
+	sz.clock = s->lc.now;
 	switch (op) {
-	case CP_OP_EXPIRED:
-		cp_policy_expired(p, &s->st, &sz, a->gone);
+	case CP_OP_EVICTED:
+		cp_lclock_advance(&s->lc, cp_lclock_shift(&cp.table), a->now,
+				  a->arg);
+		sz.clock = s->lc.now;
+		if (a->gone)
+			cp_policy_expired(p, &s->st, &sz, a->gone);
 		break;
 	case CP_OP_REFAULT:
-		a->result = cp_policy_refault(p, &s->st, &sz, a->r->distance,
+		/* distances in the lruvec's own evictions, as its sizes */
+		dist = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
+					  a->now, a->r->distance);
+		a->result = cp_policy_refault(p, &s->st, &sz, dist,
 					      a->r->flags | (u32)a->arg);
 		break;
 	case CP_OP_COLD_HIT:
@@ -525,9 +563,14 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (res[CP_REMEMBER_RACED])
 		cp_count(CP_STAT_RACED, res[CP_REMEMBER_RACED]);
 
-	a.gone = expired + res[CP_REMEMBER_DISPLACED];
-	if (!k.swap && a.gone && cp_enforcing())
-		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EXPIRED, &a);
+	if (cp_enforcing()) {
+		/* the lruvec's own clock counts every eviction, as the table's */
+		a.arg = nr;
+		a.now = when;
+		if (!k.swap)
+			a.gone = expired + res[CP_REMEMBER_DISPLACED];
+		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
+	}
 	return 0;
 }
 
@@ -538,9 +581,9 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
  * PG_active is set or cleared before the folio reaches its LRU list.
  */
 static void cp_enforce_insert(struct folio *folio, bool hit,
-			      const struct cp_refault *r)
+			      const struct cp_refault *r, u64 now)
 {
-	struct cp_op_args a = { .r = r, .result = CP_KEEP_COLD };
+	struct cp_op_args a = { .r = r, .now = now, .result = CP_KEEP_COLD };
 	bool meta = cp_folio_meta(folio);
 
 	if (hit) {
@@ -627,7 +670,7 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
 
 	if (!k.swap && cp_enforcing())
-		cp_enforce_insert(folio, hits, &best);
+		cp_enforce_insert(folio, hits, &best, now);
 	return 0;
 }
 

@@ -336,6 +336,76 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 }
 
 /**
+ * cp_lclock_advance - count evictions of the clock's lruvec
+ * @lc: the local clock
+ * @shift: log2 of the global interval between samples (cp_lclock_shift())
+ * @global: the global clock at these evictions (cp_table_clock_advance())
+ * @nr: pages evicted
+ *
+ * Records, for every sample point the global clock passed since the last
+ * call, the local clock as it stood there: unchanged since that call,
+ * which counted the lruvec's previous eviction.  Bounded: at most
+ * CP_LCLOCK_SAMPLES writes.
+ */
+void cp_lclock_advance(struct cp_lclock *lc, u32 shift, u64 global, u32 nr)
+{
+	u64 idx = global >> shift, i;
+
+	if (!lc->next) {
+		lc->first = idx;
+		lc->next = idx;
+	}
+	if (idx >= lc->next) {
+		i = lc->next;
+		if (idx - i >= CP_LCLOCK_SAMPLES)
+			i = idx - CP_LCLOCK_SAMPLES + 1;
+		for (; i <= idx; i++)
+			lc->at[i % CP_LCLOCK_SAMPLES] = (u32)lc->now;
+		lc->next = idx + 1;
+	}
+	lc->now += nr;
+}
+
+/**
+ * cp_lclock_distance - a global refault distance in local evictions
+ * @lc: the local clock of the lruvec the page refaults into
+ * @shift: as given to cp_lclock_advance()
+ * @global: the global clock now
+ * @distance: the refault distance on the global clock
+ *
+ * Interpolates the local clock between the two samples around the page's
+ * eviction (the last sample and the local clock now when it was evicted
+ * after the last sample): the error is below the local evictions of one
+ * sample interval.
+ *
+ * Return: the local distance; @distance itself when the eviction predates
+ * the samples kept (no local distance is larger than the global one).
+ */
+u64 cp_lclock_distance(const struct cp_lclock *lc, u32 shift, u64 global,
+		       u64 distance)
+{
+	u64 when, idx, lo, hi, span, frac;
+	u32 a, b, now = (u32)lc->now;
+
+	if (!lc->next || distance > global)
+		return distance;
+	when = global - distance;
+	idx = when >> shift;
+	if (idx < lc->first || idx >= lc->next ||
+	    lc->next - idx > CP_LCLOCK_SAMPLES)
+		return distance;
+	a = lc->at[idx % CP_LCLOCK_SAMPLES];
+	b = idx + 1 < lc->next ? lc->at[(idx + 1) % CP_LCLOCK_SAMPLES] : now;
+	lo = idx << shift;
+	hi = idx + 1 < lc->next ? lo + (1ULL << shift) : global;
+	span = hi > lo ? hi - lo : 1;
+	frac = when - lo < span ? when - lo : span;
+	/* local clock at @when: from a to b, evenly over the interval */
+	a += (u32)((u64)(u32)(b - a) * frac / span);
+	return min_t(u64, (u32)(now - a), distance);
+}
+
+/**
  * cp_table_count_range - live entries among cookies [@from, @to)
  * @t: the table
  * @now: current eviction clock

@@ -70,6 +70,32 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 u64 cp_table_count_range(const struct cp_table *t, u64 now, u64 from, u64 to);
 u64 cp_table_count(const struct cp_table *t, u64 now);
 
+/*
+ * A local eviction clock: the evictions of one lruvec, and where it stood
+ * each time the table's global clock crossed a multiple of 2^shift, for
+ * the last CP_LCLOCK_SAMPLES such points.  It turns a global refault
+ * distance into the lruvec's own (cp_lclock_distance()).  Not locked:
+ * the caller serialises.
+ */
+#define CP_LCLOCK_SAMPLES	128
+
+struct cp_lclock {
+	u64 now;			/* evictions so far */
+	u64 first;			/* first sample index recorded */
+	u64 next;			/* one past the last; 0: none yet */
+	u32 at[CP_LCLOCK_SAMPLES];	/* low 32 bits of now at each */
+};
+
+static inline u32 cp_lclock_shift(const struct cp_table *t)
+{
+	/* CP_LCLOCK_SAMPLES samples cover max_age: 2^11 / 2 / 128 steps */
+	return t->shift + CP_TS_BITS - 1 - 7;
+}
+
+void cp_lclock_advance(struct cp_lclock *lc, u32 shift, u64 global, u32 nr);
+u64 cp_lclock_distance(const struct cp_lclock *lc, u32 shift, u64 global,
+		       u64 distance);
+
 static inline u64 cp_table_clock(const struct cp_table *t)
 {
 	return (u64)cp_atomic64_read(&t->clock);

@@ -1946,6 +1946,85 @@ static void test_hash_quality(void)
 	}
 }
 
+/*
+ * Local clocks: lruvecs evicting in turn on one global clock.  Each
+ * eviction's global time is kept, with the lruvec's local clock then, for
+ * an exact answer to compare the sampled one with.
+ */
+#define LC_EVICTIONS	(1 << 18)
+
+static void test_lclock(void)
+{
+	static u16 owner[LC_EVICTIONS];
+	static u64 local_at[LC_EVICTIONS];
+	struct cp_lclock lc[3];
+	u64 rs = 0x1c10c4, g, worst = 0, checked = 0;
+	const u32 shift = 10;		/* a sample every 1024 evictions */
+	u32 k;
+
+	memset(lc, 0, sizeof(lc));
+	CHECK(cp_lclock_distance(&lc[0], shift, 0, 0) == 0 &&
+	      cp_lclock_distance(&lc[0], shift, 500, 300) == 300,
+	      "no samples yet: the global distance stands");
+
+	/* A alone for a while: local == global exactly. */
+	for (g = 0; g < 5000; g++)
+		cp_lclock_advance(&lc[0], shift, g, 1);
+	CHECK(cp_lclock_distance(&lc[0], shift, 5000, 1234) == 1234,
+	      "alone: %llu", (unsigned long long)
+	      cp_lclock_distance(&lc[0], shift, 5000, 1234));
+
+	/* Three lruvecs, shares 1/2, 1/3, 1/6, in random order. */
+	memset(lc, 0, sizeof(lc));
+	for (g = 0; g < LC_EVICTIONS; g++) {
+		u64 r = tap_rand_below(&rs, 6);
+		int v = r < 3 ? 0 : r < 5 ? 1 : 2;
+
+		owner[g] = v;
+		local_at[g] = lc[v].now;
+		cp_lclock_advance(&lc[v], shift, g, 1);
+	}
+	for (k = 0; k < 20000; k++) {
+		u64 d = 1 + tap_rand_below(&rs, CP_LCLOCK_SAMPLES << shift);
+		u64 e = g - d;		/* evicted then, from owner[e] */
+		int v = owner[e];
+		u64 exact = lc[v].now - local_at[e];
+		u64 est = cp_lclock_distance(&lc[v], shift, g, d);
+		u64 err = est > exact ? est - exact : exact - est;
+
+		checked++;
+		if (err > worst)
+			worst = err;
+	}
+	/* error: the local evictions of one sample interval, at most */
+	CHECK(worst <= (1u << shift), "worst error %llu over %llu refaults",
+	      (unsigned long long)worst, (unsigned long long)checked);
+	tap_diag("local clocks: worst error %llu local evictions in %llu refaults",
+		 (unsigned long long)worst, (unsigned long long)checked);
+
+	/* The half-share lruvec sees half the global distance. */
+	{
+		u64 est = cp_lclock_distance(&lc[0], shift, g, 60000);
+
+		CHECK(est > 27000 && est < 33000, "half share: %llu of 60000",
+		      (unsigned long long)est);
+	}
+	/* Past the samples kept: the global distance, never more. */
+	CHECK(cp_lclock_distance(&lc[0], shift, g,
+				 (CP_LCLOCK_SAMPLES + 2) << shift) ==
+	      (CP_LCLOCK_SAMPLES + 2) << shift, "beyond the samples");
+	CHECK(cp_lclock_distance(&lc[0], shift, g, g + 5) == g + 5,
+	      "before the clock started");
+
+	/* A long pause of one lruvec: bounded work, samples still right. */
+	memset(lc, 0, sizeof(lc));
+	cp_lclock_advance(&lc[0], shift, 0, 100);
+	cp_lclock_advance(&lc[0], shift, 1ULL << 40, 1);
+	CHECK(lc[0].now == 101 && lc[0].next == (1ULL << 30) + 1 &&
+	      cp_lclock_distance(&lc[0], shift, (1ULL << 40) + 10, 5) <= 1,
+	      "after a pause: now %llu", (unsigned long long)lc[0].now);
+}
+
 static const struct cp_test tests[] = {
 	{ "sizing", test_sizing },
 	{ "sizing_huge_entries", test_sizing_huge },
@@ -1974,6 +2053,7 @@ static const struct cp_test tests[] = {
 	{ "concurrent_storm", test_concurrent_storm },
 	{ "concurrent_same_slots", test_concurrent_same_slots },
 	{ "hash_quality", test_hash_quality },
+	{ "local_clocks", test_lclock },
 };
 
 int main(int argc, char **argv)
