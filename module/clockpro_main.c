@@ -47,6 +47,7 @@
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/mm.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -567,7 +568,7 @@ static void cp_show_row(struct seq_file *m, unsigned int i, u64 geom,
 		seq_printf(m, "%9llu - %9llu     %9llu\n", lo, hi, count);
 }
 
-static int refaults_show(struct seq_file *m, void *v)
+static int refaults_show(struct seq_file *m, void *unused)
 {
 	u64 geom = READ_ONCE(cp.hist_geom);
 	unsigned int i;
@@ -589,52 +590,32 @@ static int refaults_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int refaults_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, refaults_show, inode->i_private);
-}
+DEFINE_SHOW_ATTRIBUTE(refaults);
 
-/* Writing 0 clears the histogram, as the 2005 file never could. */
-static ssize_t refaults_write(struct file *file, const char __user *ubuf,
-			      size_t len, loff_t *ppos)
-{
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint_from_user(ubuf, len, 0, &v);
-	if (ret)
-		return ret;
-	if (v) {
-		pr_err("refaults: write 0 to clear, not %u\n", v);
-		return -EINVAL;
-	}
-	cp_hist_reset();
-	return len;
-}
-
-static const struct file_operations cp_refaults_fops = {
-	.owner = THIS_MODULE,
-	.open = refaults_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = refaults_write,
-};
-
+/*
+ * reset: "1" clears the statistics and the histogram, "refaults" the
+ * histogram alone (and the verify comparison, which counts the same
+ * refaults).  The histogram file itself is read-only: under kernel
+ * lockdown debugfs refuses to open a writable file even for reading.
+ */
 static ssize_t reset_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
 {
-	unsigned int v;
-	int ret;
+	char buf[16];
 
-	ret = kstrtouint_from_user(ubuf, len, 0, &v);
-	if (ret)
-		return ret;
-	if (v != 1) {
-		pr_err("reset: write 1 to clear statistics and histogram\n");
+	if (len >= sizeof(buf)) {
+		pr_err("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
 		return -EINVAL;
 	}
-	cp_stats_reset();
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sysfs_streq(buf, "1")) {
+		cp_stats_reset();
+	} else if (!sysfs_streq(buf, "refaults")) {
+		pr_err("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
+		return -EINVAL;
+	}
 	cp_hist_reset();
 	return len;
 }
@@ -778,8 +759,8 @@ static void cp_debugfs_init(void)
 	cp_debugfs = debugfs_create_dir("clockpro", NULL);
 	debugfs_create_file("stats", 0444, cp_debugfs, NULL, &stats_fops);
 	debugfs_create_file("lruvecs", 0444, cp_debugfs, NULL, &lruvecs_fops);
-	debugfs_create_file("refaults", 0644, cp_debugfs, NULL,
-			    &cp_refaults_fops);
+	debugfs_create_file("refaults", 0444, cp_debugfs, NULL,
+			    &refaults_fops);
 	debugfs_create_file("reset", 0200, cp_debugfs, NULL, &cp_reset_fops);
 	debugfs_create_file("mode", 0644, cp_debugfs, NULL, &cp_mode_fops);
 	debugfs_create_file("verify", 0600, cp_debugfs, NULL, &cp_verify_fops);
@@ -882,6 +863,8 @@ static int __init clockpro_init(void)
 		goto err_dead;
 
 	cp_debugfs_init();
+	if (security_locked_down(LOCKDOWN_DEBUGFS))
+		pr_info("kernel lockdown: the debugfs files that take writes cannot be opened; tunables and mode are in /sys/module/clockpro/parameters\n");
 	pr_info("%s mode, remembering %llu pages in %zu KiB (%u buckets), distance step %llu pages\n",
 		cp_mode_names[READ_ONCE(cp.mode)], cp.table.capacity,
 		cp_table_bytes(nbuckets) >> 10, nbuckets, 1ULL << cp.table.shift);

@@ -465,6 +465,36 @@ static int __kprobes cp_refault_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * PG_workingset the module disowns.  workingset_refault() marks a refault
+ * of a page that was in the working set PG_workingset, and the kernel's
+ * pressure accounting (PSI: readahead's read_pages(), a wait for the lock
+ * of a folio being read) counts the read as thrashing by it.  A refault
+ * the module keeps cold is no part of the hot set, and its next eviction
+ * must not pass for a demoted hot page; nor may the first read of a new
+ * page inserted hot pass for a hot page's reuse.  So the bit must go, but
+ * only once the read is done: the folio is noted here at insertion, and
+ * its bit cleared at its first folio_mark_accessed() (or disregarded at
+ * its eviction, if it is evicted unread).  Lossy by design: a folio whose
+ * entry another took keeps the bit, a policy detail, never a fault (the
+ * pointer is compared, never followed).
+ */
+#define CP_DISOWN_BITS		10
+static struct folio *cp_disowned[1 << CP_DISOWN_BITS];
+
+static void cp_disown_workingset(struct folio *folio)
+{
+	WRITE_ONCE(cp_disowned[hash_ptr(folio, CP_DISOWN_BITS)], folio);
+}
+
+/* Was @folio's PG_workingset disowned?  Forgets it. */
+static bool cp_disowned_take(struct folio *folio)
+{
+	struct folio **slot = &cp_disowned[hash_ptr(folio, CP_DISOWN_BITS)];
+
+	return READ_ONCE(*slot) == folio && cmpxchg(slot, folio, NULL) == folio;
+}
+
 /* === Distance verification (debug) === */
 
 static void cp_verify_evicted(const struct cp_key *k, unsigned long nr,
@@ -542,7 +572,8 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (!cp_folio_key(folio, &k))
 		return 0;
 	nr = folio_nr_pages(folio);
-	eflags = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
+	eflags = folio_test_workingset(folio) && !cp_disowned_take(folio) ?
+		 CP_FLAG_ACTIVE : 0;
 	when = cp_table_clock_advance(&cp.table, nr);
 	for (i = 0; i < nr; i++) {
 		res[cp_table_remember(&cp.table, cp_key_page(&k, i), when,
@@ -607,7 +638,7 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 		 * (cp_accessed_pre()).
 		 */
 		if (!hit && folio_test_workingset(folio))
-			folio_clear_workingset(folio);
+			cp_disown_workingset(folio);
 		return;
 	}
 	if (hit)
@@ -616,13 +647,9 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 		folio_clear_active(folio);
 		cp_count(CP_STAT_OVERRIDDEN, folio_nr_pages(folio));
 	}
-	/*
-	 * workingset_refault() marks a refault from a workingset shadow
-	 * PG_workingset; kept cold, it is not in the working set, and its
-	 * next eviction must not pass for a demoted hot page.
-	 */
+	/* kept cold, it is not in the working set (for PSI, until read) */
 	if (folio_test_workingset(folio))
-		folio_clear_workingset(folio);
+		cp_disown_workingset(folio);
 }
 
 static void cp_hist_add(u64 distance)
@@ -712,8 +739,13 @@ static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
 	struct cp_op_args a = { 0 };
 
-	if (!cp_enforcing() || !folio_test_lru(folio) ||
-	    folio_test_swapbacked(folio) || folio_test_unevictable(folio))
+	if (!cp_enforcing())
+		return 0;
+	/* read at last: the bit the module disowned at insertion goes */
+	if (folio_test_workingset(folio) && cp_disowned_take(folio))
+		folio_clear_workingset(folio);
+	if (!folio_test_lru(folio) || folio_test_swapbacked(folio) ||
+	    folio_test_unevictable(folio))
 		return 0;
 	if (folio_test_active(folio) || !folio_test_referenced(folio)) {
 		/*

@@ -11,6 +11,8 @@
 #                     tests that need the module skip
 #   --mem MB          guest memory (default 256)
 #   --smp N           guest CPUs (default 1)
+#   --numa N          N NUMA nodes (memory split evenly, CPUs round-robin;
+#                     needs --smp N or more)
 #   --lru-gen 0|1|default
 #                     write n|y to /sys/kernel/mm/lru_gen/enabled before the
 #                     tests (default: leave the kernel's default)
@@ -54,6 +56,7 @@ KVER=
 MODULE=
 MEM=256
 SMP=1
+NUMA=
 LRU_GEN=default
 TIMEOUT=900
 APPEND=
@@ -82,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--module) MODULE=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--smp) SMP=${2:?}; shift 2 ;;
+	--numa) NUMA=${2:?}; shift 2 ;;
 	--lru-gen) LRU_GEN=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--append) APPEND=${2?}; shift 2 ;;
@@ -110,7 +114,10 @@ KERNEL=/boot/vmlinuz-$KVER
 [ -r "$KERNEL" ] || die "no readable kernel $KERNEL"
 [ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER"
 case $LRU_GEN in 0|1|default) ;; *) die "--lru-gen must be 0, 1 or default" ;; esac
-case $MEM$SMP$TIMEOUT${SWAP_MB:-0} in *[!0-9]*) die "--mem/--smp/--timeout/--swap take numbers" ;; esac
+case $MEM$SMP$TIMEOUT${SWAP_MB:-0}${NUMA:-0} in *[!0-9]*) die "--mem/--smp/--timeout/--swap/--numa take numbers" ;; esac
+if [ -n "$NUMA" ] && { [ "$NUMA" -lt 1 ] || [ "$SMP" -lt "$NUMA" ] || [ $((MEM % NUMA)) != 0 ]; }; then
+	die "--numa N needs 1 <= N <= --smp and --mem divisible by N"
+fi
 if [ -n "$MODULE" ]; then
 	[ -f "$MODULE" ] || die "module $MODULE not found"
 	MODULE=$(cd "$(dirname "$MODULE")" && pwd)/$(basename "$MODULE")
@@ -153,6 +160,16 @@ QEMU=(qemu-system-x86_64 -accel tcg -m "$MEM" -smp "$SMP"
 	-kernel "$KERNEL" -initrd "$INITRD"
 	-drive "file=$DISK,if=virtio,format=raw,snapshot=on"
 	-serial "file:$CONSOLE" -serial stdio)
+if [ -n "$NUMA" ]; then
+	for ((n = 0; n < NUMA; n++)); do
+		cpus=
+		for ((c = n; c < SMP; c += NUMA)); do
+			cpus="$cpus,cpus=$c"
+		done
+		QEMU+=(-object "memory-backend-ram,id=mem$n,size=$((MEM / NUMA))M"
+			-numa "node,nodeid=$n,memdev=mem$n$cpus")
+	done
+fi
 if [ -n "$SWAP_MB" ]; then
 	truncate -s 0 "$RUNDIR/swap.img"
 	truncate -s "${SWAP_MB}M" "$RUNDIR/swap.img"

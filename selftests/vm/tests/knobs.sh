@@ -66,17 +66,25 @@ for dir in "$CP_DFS" "$PAR"; do
 	good_write "$dir/idle_pct" 0
 	good_write "$dir/idle_pct" 2
 done
-bad_write "$CP_DFS/refaults" 5
-if printf 2 >"$CP_DFS/reset" 2>/dev/null; then
-	tap_fail "reset refuses 2"
+if printf 0 >"$CP_DFS/refaults" 2>/dev/null; then
+	tap_fail "refaults is read-only"
 else
-	tap_ok "reset refuses 2"
+	tap_ok "refaults is read-only"
 fi
-if printf 0 >"$CP_DFS/refaults"; then
-	tap_ok "refaults: writing 0 clears it"
+for v in 2 0 refault "$(printf '%0200d' 1)"; do
+	if printf '%s' "$v" >"$CP_DFS/reset" 2>/dev/null; then
+		tap_fail "reset refuses '$(echo "$v" | cut -c1-20)'"
+	else
+		tap_ok "reset refuses '$(echo "$v" | cut -c1-20)'"
+	fi
+done
+ev=$(cp_stat evictions)
+if printf refaults >"$CP_DFS/reset"; then
+	tap_ok "reset takes 'refaults' (the histogram alone)"
 else
-	tap_fail "refaults: writing 0 clears it"
+	tap_fail "reset takes 'refaults' (the histogram alone)"
 fi
+tap_cmp "reset refaults leaves the statistics ($ev -> $(cp_stat evictions))" "$(cp_stat evictions)" ">=" "$ev"
 tap_check "dmesg names the refused knob" sh -c "dmesg | grep -q 'clockpro: hand_batch: 100000 out of range'"
 
 if [ "$(cp_lru_gen)" = 1 ]; then

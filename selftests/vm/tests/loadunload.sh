@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# loadunload: load and unload the module 20 times while a loop workload
+# loadunload: load and unload the module 100 times while a loop workload
 # keeps reclaim busy (every probe firing), then switch observe <-> enforce
 # 10 times under the same load.  Any WARN, oops or lockup panics the guest
 # (panic_on_warn), which the rig reports.  Nothing may stay behind: no
@@ -30,13 +30,13 @@ su0=$(meminfo SUnreclaim)
 
 fails=0
 i=1
-while [ $i -le 20 ]; do
+while [ $i -le 100 ]; do
 	mode=observe
 	[ "$MGLRU" != 1 ] && [ $((i % 2)) = 0 ] && mode=enforce
 	if ! cp_module_load mode=$mode; then
 		fails=$((fails + 1))
 	else
-		sleep 1
+		sleep 0.5
 		ev=$(cp_stat evictions)
 		[ "${ev:-0}" -gt 0 ] || tap_diag "cycle $i: no evictions seen yet"
 		cp_module_unload || fails=$((fails + 1))
@@ -44,7 +44,7 @@ while [ $i -le 20 ]; do
 	[ -d "$CP_DFS" ] && fails=$((fails + 1))
 	i=$((i + 1))
 done
-tap_cmp "20 load/unload cycles under reclaim (observe/enforce), $fails failures" "$fails" "==" 0
+tap_cmp "100 load/unload cycles under reclaim (observe/enforce), $fails failures" "$fails" "==" 0
 
 vm1=$(meminfo VmallocUsed)
 pc1=$(meminfo Percpu)
