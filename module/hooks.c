@@ -20,7 +20,15 @@
  *	      folio_mark_accessed() on a referenced inactive file folio is
  *	      a cold hit, on a used active one a hot page's reuse.
  *	      evict_folios() only runs under MGLRU: seeing it drops
- *	      enforce mode, which has no lever there.
+ *	      enforce mode, which has no lever there.  Reclaim that
+ *	      escalated (scan_control's force_deactivate, a low priority,
+ *	      a zone restriction) is never held, and a held call sets
+ *	      skipped_deactivate, so the kernel's last retry before OOM
+ *	      forces deactivation as it would without the module.
+ * Lifetime:  mem_cgroup_css_free(css) releases the state of the memcg's
+ *	      lruvecs before they are freed; nothing outside the probes
+ *	      follows a lruvec pointer (the probes get theirs from the
+ *	      kernel, alive for the call).
  *
  * Handlers live in .kprobes.text (__kprobes), where no probe can land.
  * All handlers run with preemption disabled (the eviction one with IRQs
