@@ -125,10 +125,12 @@
  * cp_policy_deactivate() tells the kernel how many of nr_to_scan active
  * pages to scan:
  *
- *	escalated reclaim, or inactive below its floor:	all of them, as
- *							the kernel would:
- *							the hand rotates
+ *	escalated reclaim:				all of them, as the
+ *							kernel would: the
+ *							hand rotates
  *							nothing (pass)
+ *	inactive below its floor:			all of them, as
+ *							CLOCK steps
  *	hot set idle, pages hot before it still there:	up to idle_old
  *	active above target + hysteresis:		the excess
  *	hot set idle:					none (no aging)
@@ -138,7 +140,11 @@
  *
  * The floor (a share of the file LRU and a page minimum) keeps reclaim
  * able to make progress: the inactive list is never starved to hold the
- * active one.  A scan beyond what the kernel asked for never isolates
+ * active one.  Below the floor the hand still rotates what was referenced
+ * since it last passed: a hot set in use is not given up for a moment's
+ * shortage; if reclaim cannot progress that way, it escalates (the
+ * caller's @escalated), and the kernel's own scan runs.  A scan beyond
+ * what the kernel asked for never isolates
  * more active pages than the inactive list holds (cp_scan_cap()).  The
  * +-hysteresis band keeps the target from chasing the instantaneous list
  * sizes.
@@ -727,9 +733,9 @@ static u64 cp_scan_cap(const struct cp_lru_sizes *sz, u64 nr_to_scan, u64 n)
  * @escalated: reclaim is struggling (a low scan priority, the kernel's
  *	       forced deactivation, zones it may not reclaim from)
  *
- * Sets @s->pass when the scan is the kernel's own (escalated, or the
- * inactive list below its floor: the hot hand must not rotate anything)
- * and @s->age_only when it was granted for aging alone.
+ * Sets @s->pass when the scan is the kernel's own (escalated: the hot
+ * hand must not rotate anything) and @s->age_only when it was granted for
+ * aging alone.
  *
  * Return: pages to scan; 0 means hold the active list.
  */
@@ -742,11 +748,9 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	u64 n;
 
 	s->age_only = false;
-	s->pass = false;
-	if (escalated || sz->inactive < cp_floor(p, sz)) {
-		s->pass = true;	/* the kernel's scan: no hand steps */
+	s->pass = escalated;	/* the kernel's scan: no hand steps */
+	if (escalated || sz->inactive < cp_floor(p, sz))
 		return nr_to_scan;
-	}
 	if (s->idle_old && cp_idle(p, s, sz)) {
 		/* drain the hot pages older than the idle episode */
 		s->trims++;

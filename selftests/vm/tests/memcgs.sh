@@ -66,10 +66,30 @@ two_memcgs() {	# CONFIG: stock | clockpro
 	wait "$pb" || tap_diag "cgroup b: cpwork failed: $(tail -n 2 /tmp/m2.b."$1")"
 	if [ "$1" = clockpro ]; then
 		tap_diag "lruvecs: $(tr '\n' ';' <"$CP_DFS/lruvecs")"
-		cp_module_unload
+		ids=$(awk 'NR > 1 { print $1 }' "$CP_DFS/lruvecs" | sort -u | tr '\n' ' ')
+		ino_a=$(stat -c %i /sys/fs/cgroup/cpa)
+		ino_b=$(stat -c %i /sys/fs/cgroup/cpb)
+		tap_cmp "both memcgs have state (cgroup inodes $ino_a $ino_b; memcg ids $ids)" \
+			"$(awk -v a="$ino_a" -v b="$ino_b" 'NR > 1 && ($18 == a || $18 == b) { n++ } END { print n + 0 }' "$CP_DFS/lruvecs")" ">=" 2
+		freed0=$(cp_stat lruvec_slots_freed)
 	fi
 	cp_cgroup_rm cpa
 	cp_cgroup_rm cpb
+	if [ "$1" = clockpro ]; then
+		# The page cache pins a removed memcg: dropped, it is freed
+		# (after an RCU grace period), and its state slots with it.
+		cp_drop_caches
+		i=0
+		while [ $i -lt 20 ] && awk -v a="$ino_a" -v b="$ino_b" 'NR > 1 && ($18 == a || $18 == b) { f = 1 } END { exit !f }' "$CP_DFS/lruvecs"; do
+			sleep 0.5
+			i=$((i + 1))
+		done
+		tap_cmp "freed memcgs lose their state: slots freed +$(($(cp_stat lruvec_slots_freed) - freed0))" \
+			"$(($(cp_stat lruvec_slots_freed) - freed0))" ">=" 2
+		tap_cmp "no row of a freed memcg in lruvecs" \
+			"$(awk -v a="$ino_a" -v b="$ino_b" 'NR > 1 && ($18 == a || $18 == b) { n++ } END { print n + 0 }' "$CP_DFS/lruvecs")" "==" 0
+		cp_module_unload
+	fi
 	ha=$(loop_ratio /tmp/m2.a."$1")
 	hb=$(loop_ratio /tmp/m2.b."$1")
 	tap_diag "two memcgs $1: a ${ha:-none} b ${hb:-none}"
