@@ -51,10 +51,16 @@ policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
 policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
+nonres|local distance is the global one|return min_t(u64, (u32)(now - a), distance);|return distance;
+nonres|local clock samples not recorded|lc->at[i % CP_LCLOCK_SAMPLES] = (u32)lc->now;|(void)i;
+nonres|local clock not interpolated|a += (u32)((u64)(u32)(b - a) * frac / span);|(void)frac;
+policy|enlarged scans not capped|return min_t(u64, n, max_t(u64, nr_to_scan, sz->inactive));|return n;
+policy|escalated scans rotate|s->pass = escalated;|s->pass = false;
+policy|aging grant read from the state|if ((seen & CP_SCAN_AGE_ONLY) && !s->wanted) {|if (s->age_only && !s->wanted) {
 policy|validate accepts max 100|if (p->target_max_pct + p->floor_pct > 99)|if (p->target_max_pct + p->floor_pct > 100)
 policy|was-hot refaults adapt|u32 test = flags & CP_FLAG_ACTIVE ? 0 : 1;|u32 test = 1;
-policy|aging demotes|if (s->age_only && !s->wanted) {|if (0) {
-policy|aging ignores a wanted victim|if (s->age_only && !s->wanted) {|if (s->age_only) {
+policy|aging demotes|if ((seen & CP_SCAN_AGE_ONLY) && !s->wanted) {|if (0) {
+policy|aging ignores a wanted victim|if ((seen & CP_SCAN_AGE_ONLY) && !s->wanted) {|if (seen & CP_SCAN_AGE_ONLY) {
 policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / window) >> 16;|due = s->sweep_len;
 policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
@@ -84,8 +90,8 @@ policy|refault within the LRU no reuse|cp_policy_reused(s);|(void)0;
 policy|cold hit no reuse|cp_policy_reused(s);	/* a cold page used again */|(void)0;
 policy|metadata refault is a reuse|if (!(flags & CP_FLAG_META))|if (1)
 policy|state start forgets the idle count|.quiet = s->quiet,|.quiet = 0,
-policy|idle does not drain|return min_t(u64, max_t(u64, nr_to_scan, p->hand_batch),|return min_t(u64, nr_to_scan,
-policy|idle drains new pages too|s->idle_old);|-1);
+policy|idle does not drain|						    p->hand_batch),|						    0),
+policy|idle drains new pages too|					 s->idle_old));|					 -1));
 policy|idle episode not started|s->idle_old = sz->active;|s->idle_old = 0;
 policy|old pages not counted down|s->idle_old--;|(void)0;
 policy|reuse keeps the drain|s->idle_old = 0;|(void)0;

@@ -1996,8 +1996,11 @@ static void test_lclock(void)
 		if (err > worst)
 			worst = err;
 	}
-	/* error: the local evictions of one sample interval, at most */
-	CHECK(worst <= (1u << shift), "worst error %llu over %llu refaults",
+	/*
+	 * Error: below the local evictions of one sample interval (up to
+	 * 512 here); interpolated, an eighth of that.
+	 */
+	CHECK(worst <= (1u << shift) / 8, "worst error %llu over %llu refaults",
 	      (unsigned long long)worst, (unsigned long long)checked);
 	tap_diag("local clocks: worst error %llu local evictions in %llu refaults",
 		 (unsigned long long)worst, (unsigned long long)checked);
