@@ -11,15 +11,16 @@
 #                     tests that need the module skip
 #   --mem MB          guest memory (default 256)
 #   --smp N           guest CPUs (default 1)
-#   --numa N          N NUMA nodes (memory split evenly, CPUs round-robin;
-#                     needs --smp N or more)
+#   --numa N          N NUMA nodes, one socket each (memory and CPUs split
+#                     evenly: --smp and --mem must be multiples of N)
 #   --lru-gen 0|1|default
 #                     write n|y to /sys/kernel/mm/lru_gen/enabled before the
 #                     tests (default: leave the kernel's default)
 #   --timeout SEC     kill the guest after SEC seconds: a failure (default 900)
 #                     (guests queue on one lock; CP_VM_LOCK=FILE picks another,
 #                     to run guests side by side)
-#   --append STR      extra kernel command line (e.g. "cp_cache=167772160")
+#   --append STR      extra kernel command line (e.g. "cp_cache=167772160");
+#                     repeatable, the strings are joined with spaces
 #   --swap MB         attach a fresh MB MiB swap disk (/dev/vdb), swapon'ed
 #   --kmod NAME       ship kernel module NAME too (cp_kmod_load NAME); repeatable
 #   --extra DIR       copy DIR over the initramfs root; repeatable
@@ -88,7 +89,7 @@ while [ $# -gt 0 ]; do
 	--numa) NUMA=${2:?}; shift 2 ;;
 	--lru-gen) LRU_GEN=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
-	--append) APPEND=${2?}; shift 2 ;;
+	--append) APPEND=${APPEND:+$APPEND }${2?}; shift 2 ;;
 	--swap) SWAP_MB=${2:?}; shift 2 ;;
 	--kmod) MKINIT_ARGS+=(--kmod "${2:?}"); shift 2 ;;
 	--extra) MKINIT_ARGS+=(--extra "${2:?}"); shift 2 ;;
@@ -115,8 +116,8 @@ KERNEL=/boot/vmlinuz-$KVER
 [ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER"
 case $LRU_GEN in 0|1|default) ;; *) die "--lru-gen must be 0, 1 or default" ;; esac
 case $MEM$SMP$TIMEOUT${SWAP_MB:-0}${NUMA:-0} in *[!0-9]*) die "--mem/--smp/--timeout/--swap/--numa take numbers" ;; esac
-if [ -n "$NUMA" ] && { [ "$NUMA" -lt 1 ] || [ "$SMP" -lt "$NUMA" ] || [ $((MEM % NUMA)) != 0 ]; }; then
-	die "--numa N needs 1 <= N <= --smp and --mem divisible by N"
+if [ -n "$NUMA" ] && { [ "$NUMA" -lt 1 ] || [ $((SMP % NUMA)) != 0 ] || [ $((MEM % NUMA)) != 0 ]; }; then
+	die "--numa N needs --smp and --mem divisible by N"
 fi
 if [ -n "$MODULE" ]; then
 	[ -f "$MODULE" ] || die "module $MODULE not found"
@@ -161,13 +162,13 @@ QEMU=(qemu-system-x86_64 -accel tcg -m "$MEM" -smp "$SMP"
 	-drive "file=$DISK,if=virtio,format=raw,snapshot=on"
 	-serial "file:$CONSOLE" -serial stdio)
 if [ -n "$NUMA" ]; then
+	# a socket per node: CPUs of one cache domain on two nodes make the
+	# kernel WARN (topology_sane())
+	per=$((SMP / NUMA))
+	QEMU+=(-smp "$SMP,sockets=$NUMA,cores=$per,threads=1")
 	for ((n = 0; n < NUMA; n++)); do
-		cpus=
-		for ((c = n; c < SMP; c += NUMA)); do
-			cpus="$cpus,cpus=$c"
-		done
 		QEMU+=(-object "memory-backend-ram,id=mem$n,size=$((MEM / NUMA))M"
-			-numa "node,nodeid=$n,memdev=mem$n$cpus")
+			-numa "node,nodeid=$n,memdev=mem$n,cpus=$((n * per))-$(((n + 1) * per - 1))")
 	done
 fi
 if [ -n "$SWAP_MB" ]; then
