@@ -74,7 +74,7 @@
 # cgroup v2 (mounted at /sys/fs/cgroup, memory controller enabled):
 #   cp_cgroup_new NAME [MAX]    create /sys/fs/cgroup/NAME, memory.max=MAX
 #   cp_cgroup_exec NAME CMD...  run CMD inside the cgroup
-#   cp_cgroup_rm NAME           remove it (after its tasks have exited)
+#   cp_cgroup_rm NAME           remove it (waits up to 10 s for its tasks to go)
 
 CP_DFS=/sys/kernel/debug/clockpro
 CP_DATA=${CP_DATA:-/mnt/data/big}
@@ -333,5 +333,14 @@ cp_cgroup_exec() {
 }
 
 cp_cgroup_rm() {
-	rmdir "/sys/fs/cgroup/$1"
+	# a task just killed may not have left yet: retry for 10 s
+	_i=0
+	until rmdir "/sys/fs/cgroup/$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -ge 50 ]; then
+			rmdir "/sys/fs/cgroup/$1"
+			return
+		fi
+		sleep 0.2
+	done
 }
