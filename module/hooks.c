@@ -1050,7 +1050,8 @@ const char *cp_hooks_describe(unsigned int i, bool *active)
  */
 void cp_hooks_unregister(void)
 {
-	int i;
+	struct kprobe *kps[ARRAY_SIZE(cp_hooks)];
+	int i, n = 0;
 
 	if (cp_referenced_registered) {
 		unregister_kretprobe(&cp_referenced_probe);
@@ -1059,10 +1060,15 @@ void cp_hooks_unregister(void)
 			pr_info("folio_referenced: %d returns missed\n",
 				cp_referenced_probe.nmissed);
 	}
-	for (i = ARRAY_SIZE(cp_hooks) - 1; i >= 0; i--) {
+	/* one batch: one round of text patching, one grace period */
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
+		if (cp_hooks[i].registered)
+			kps[n++] = &cp_hooks[i].kp;
+	if (n)
+		unregister_kprobes(kps, n);
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
 		if (!cp_hooks[i].registered)
 			continue;
-		unregister_kprobe(&cp_hooks[i].kp);
 		cp_hooks[i].registered = false;
 		if (cp_hooks[i].kp.nmissed)
 			pr_info("%s: %lu hits missed\n",

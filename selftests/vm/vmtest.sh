@@ -11,6 +11,11 @@
 #                     tests that need the module skip
 #   --mem MB          guest memory (default 256)
 #   --smp N           guest CPUs (default 1)
+#   --tcg-thread single|multi
+#                     one host thread for all vCPUs, or one each (default
+#                     multi).  Under multi-threaded TCG a vCPU can run code
+#                     another vCPU has just rewritten (kprobe registration):
+#                     module reload stress needs single (docs/safety.md)
 #   --numa N          N NUMA nodes, one socket each (memory and CPUs split
 #                     evenly: --smp and --mem must be multiples of N)
 #   --lru-gen 0|1|default
@@ -58,6 +63,7 @@ MODULE=
 MEM=256
 SMP=1
 NUMA=
+TCG_THREAD=multi
 LRU_GEN=default
 TIMEOUT=900
 APPEND=
@@ -87,6 +93,7 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=${2:?}; shift 2 ;;
 	--smp) SMP=${2:?}; shift 2 ;;
 	--numa) NUMA=${2:?}; shift 2 ;;
+	--tcg-thread) TCG_THREAD=${2:?}; shift 2 ;;
 	--lru-gen) LRU_GEN=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--append) APPEND=${APPEND:+$APPEND }${2?}; shift 2 ;;
@@ -115,6 +122,7 @@ KERNEL=/boot/vmlinuz-$KVER
 [ -r "$KERNEL" ] || die "no readable kernel $KERNEL"
 [ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER"
 case $LRU_GEN in 0|1|default) ;; *) die "--lru-gen must be 0, 1 or default" ;; esac
+case $TCG_THREAD in single|multi) ;; *) die "--tcg-thread must be single or multi" ;; esac
 case $MEM$SMP$TIMEOUT${SWAP_MB:-0}${NUMA:-0} in *[!0-9]*) die "--mem/--smp/--timeout/--swap/--numa take numbers" ;; esac
 if [ -n "$NUMA" ] && { [ "$NUMA" -lt 1 ] || [ $((SMP % NUMA)) != 0 ] || [ $((MEM % NUMA)) != 0 ]; }; then
 	die "--numa N needs --smp and --mem divisible by N"
@@ -156,7 +164,7 @@ rm -f "$CONSOLE" "$TAPLOG"
 CMDLINE="console=ttyS0 loglevel=5 panic_on_warn=1 oops=panic softlockup_panic=1 panic=-1"
 CMDLINE="$CMDLINE cptap=/dev/ttyS1 cptests=$TESTS cp_lru_gen=$LRU_GEN"
 
-QEMU=(qemu-system-x86_64 -accel tcg -m "$MEM" -smp "$SMP"
+QEMU=(qemu-system-x86_64 -accel "tcg,thread=$TCG_THREAD" -m "$MEM" -smp "$SMP"
 	-nographic -no-reboot -nic none -monitor none
 	-kernel "$KERNEL" -initrd "$INITRD"
 	-drive "file=$DISK,if=virtio,format=raw,snapshot=on"
