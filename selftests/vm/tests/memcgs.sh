@@ -81,6 +81,12 @@ two_memcgs() {	# CONFIG: stock | clockpro
 			"$(rows_ab)" ">=" 2
 		freed0=$(cp_stat lruvec_slots_freed)
 	fi
+	# Reclaim what they hold, or their page cache keeps them alive
+	# (dying) long after they are removed.
+	for g in cpa cpb; do
+		[ -w /sys/fs/cgroup/$g/memory.reclaim ] &&
+			{ echo 1G >/sys/fs/cgroup/$g/memory.reclaim; } 2>/dev/null || true
+	done
 	cp_cgroup_rm cpa
 	cp_cgroup_rm cpb
 	if [ "$1" = clockpro ]; then
