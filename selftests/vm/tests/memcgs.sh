@@ -84,8 +84,9 @@ two_memcgs() {	# CONFIG: stock | clockpro
 	# Reclaim what they hold, or their page cache keeps them alive
 	# (dying) long after they are removed.
 	for g in cpa cpb; do
-		[ -w /sys/fs/cgroup/$g/memory.reclaim ] &&
-			{ echo 1G >/sys/fs/cgroup/$g/memory.reclaim; } 2>/dev/null || true
+		if [ -w /sys/fs/cgroup/$g/memory.reclaim ]; then
+			{ echo 1G >/sys/fs/cgroup/$g/memory.reclaim; } 2>/dev/null || :
+		fi
 	done
 	cp_cgroup_rm cpa
 	cp_cgroup_rm cpb
