@@ -45,6 +45,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/mm.h>
 #include <linux/security.h>
@@ -186,6 +187,18 @@ static void cp_hist_refit(void)
 	WRITE_ONCE(cp.hist_geom, CP_HIST_GEOM(width, rows));
 }
 
+/*
+ * Refused writes: a clear line each, but a script writing garbage in a
+ * loop must not flood the console (100 lines per 5 s, then a count).
+ */
+static DEFINE_RATELIMIT_STATE(cp_refusal_rs, 5 * HZ, 100);
+
+#define cp_refuse(fmt, ...)						\
+	do {								\
+		if (__ratelimit(&cp_refusal_rs))			\
+			pr_err(fmt, ##__VA_ARGS__);			\
+	} while (0)
+
 /* === Knobs === */
 
 enum cp_knob_id {
@@ -243,8 +256,8 @@ static int cp_knob_set(struct cp_knob *k, u64 v)
 	int ret = 0;
 
 	if (v < k->min || v > k->max) {
-		pr_err("%s: %llu out of range %u..%u\n", k->name, v, k->min,
-		       k->max);
+		cp_refuse("%s: %llu out of range %u..%u\n", k->name, v,
+			  k->min, k->max);
 		return -EINVAL;
 	}
 	mutex_lock(&cp.knob_lock);
@@ -263,8 +276,8 @@ static int cp_knob_set(struct cp_knob *k, u64 v)
 	*(u32 *)((char *)&trial + ((char *)k->val - (char *)&cp.params)) = v;
 	ret = cp_policy_validate(&trial);
 	if (ret) {
-		pr_err("%s=%llu rejected: inconsistent with the other policy parameters\n",
-		       k->name, v);
+		cp_refuse("%s=%llu rejected: inconsistent with the other policy parameters\n",
+			  k->name, v);
 		goto out_unlock;
 	}
 	WRITE_ONCE(*k->val, v);
@@ -278,8 +291,8 @@ static int cp_knob_param_set(const char *val, const struct kernel_param *kp)
 	u64 v;
 
 	if (kstrtou64(val, 0, &v)) {
-		pr_err("%s: '%s' is not a number\n",
-		       ((struct cp_knob *)kp->arg)->name, val);
+		cp_refuse("%s: '%.32s' is not a number\n",
+			  ((struct cp_knob *)kp->arg)->name, val);
 		return -EINVAL;
 	}
 	return cp_knob_set(kp->arg, v);
@@ -367,14 +380,14 @@ static int cp_mode_set(const char *buf)
 	int ret = 0;
 
 	if (mode < 0) {
-		pr_err("mode: '%s' is neither observe nor enforce\n", buf);
+		cp_refuse("mode: '%.32s' is neither observe nor enforce\n", buf);
 		return -EINVAL;
 	}
 	mutex_lock(&cp.knob_lock);
 	if (mode == CP_MODE_ENFORCE && cp_live) {
 		ret = cp_enforce_allowed();
 		if (ret) {
-			pr_err("enforce refused: %s\n", cp_enforce_refusal(ret));
+			cp_refuse("enforce refused: %s\n", cp_enforce_refusal(ret));
 			goto out_unlock;
 		}
 	}
@@ -604,7 +617,7 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 	char buf[16];
 
 	if (len >= sizeof(buf)) {
-		pr_err("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
+		cp_refuse("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
 		return -EINVAL;
 	}
 	if (copy_from_user(buf, ubuf, len))
@@ -613,7 +626,7 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 	if (sysfs_streq(buf, "1")) {
 		cp_stats_reset();
 	} else if (!sysfs_streq(buf, "refaults")) {
-		pr_err("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
+		cp_refuse("reset: write 1 (statistics and histogram) or refaults (histogram)\n");
 		return -EINVAL;
 	}
 	cp_hist_reset();
@@ -650,7 +663,7 @@ static ssize_t verify_write(struct file *file, const char __user *ubuf,
 	buf[len] = '\0';
 	if (sscanf(buf, "%lu %lu", &ino, &pages) < 1 || (ino && !pages) ||
 	    pages > totalram_pages() * 4) {
-		pr_err("verify: write \"INO PAGES\" (PAGES up to 4x RAM pages) or 0\n");
+		cp_refuse("verify: write \"INO PAGES\" (PAGES up to 4x RAM pages) or 0\n");
 		return -EINVAL;
 	}
 	if (ino) {
@@ -735,7 +748,7 @@ static ssize_t mode_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	if (len >= sizeof(buf)) {
-		pr_err("mode: value too long\n");
+		cp_refuse("mode: value too long\n");
 		return -EINVAL;
 	}
 	if (copy_from_user(buf, ubuf, len))
