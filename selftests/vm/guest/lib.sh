@@ -74,6 +74,7 @@
 # cgroup v2 (mounted at /sys/fs/cgroup, memory controller enabled):
 #   cp_cgroup_new NAME [MAX]    create /sys/fs/cgroup/NAME, memory.max=MAX
 #   cp_cgroup_exec NAME CMD...  run CMD inside the cgroup
+#   cp_cgroup_kill NAME         kill every task in it
 #   cp_cgroup_rm NAME           remove it (waits up to 10 s for its tasks to go)
 
 CP_DFS=/sys/kernel/debug/clockpro
@@ -330,6 +331,17 @@ cp_cgroup_exec() {
 	_g=$1
 	shift
 	sh -c 'echo $$ >"$0" && exec "$@"' "/sys/fs/cgroup/$_g/cgroup.procs" "$@"
+}
+
+cp_cgroup_kill() {
+	# every task of the cgroup (a job started with cp_cgroup_exec & is a
+	# subshell: its $! is not the workload's pid)
+	if [ -w "/sys/fs/cgroup/$1/cgroup.kill" ]; then
+		echo 1 >"/sys/fs/cgroup/$1/cgroup.kill"
+	else
+		# shellcheck disable=SC2046 # pids are words
+		kill $(cat "/sys/fs/cgroup/$1/cgroup.procs") 2>/dev/null || :
+	fi
 }
 
 cp_cgroup_rm() {

@@ -135,7 +135,7 @@ oom_case() {	# CONFIG
 	sleep 2
 	cp_cgroup_exec cpo cpwork loop "$CP_DATA" "$FO" 4 --no-readahead \
 		>/tmp/oom.loop."$1" 2>&1 || tap_diag "oom $1: loop failed: $(tail -n 2 /tmp/oom.loop."$1")"
-	kill "$pan" 2>/dev/null || true
+	cp_cgroup_kill cpo
 	wait "$pan" 2>/dev/null || true
 	kills=$(awk '$1 == "oom_kill" { print $2 }' /sys/fs/cgroup/cpo/memory.events)
 	if [ "$1" = clockpro ]; then
