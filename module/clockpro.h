@@ -51,6 +51,9 @@ enum cp_stat_item {
 	CP_STAT_NO_LRUVEC,	/* no state slot free for an lruvec */
 	CP_STAT_MGLRU_SEEN,	/* enforce dropped: MGLRU reclaim ran */
 	CP_STAT_ESCALATED,	/* enforce: escalated reclaim, not held */
+	CP_STAT_ESC_FORCED,	/* of which: the kernel's forced deactivation */
+	CP_STAT_ESC_PRIORITY,	/* of which: priority 0 (CLOCK steps) */
+	CP_STAT_ESC_ZONES,	/* of which: zones it may not reclaim from */
 	CP_STAT_SLOTS_FREED,	/* state slots of dead memcgs released */
 	CP_NR_STATS,
 };

@@ -461,6 +461,9 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
 	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
 	[CP_STAT_ESCALATED] = "deactivate_escalated",
+	[CP_STAT_ESC_FORCED] = "escalated_forced",
+	[CP_STAT_ESC_PRIORITY] = "escalated_priority",
+	[CP_STAT_ESC_ZONES] = "escalated_zones",
 	[CP_STAT_SLOTS_FREED] = "lruvec_slots_freed",
 };
 

@@ -923,31 +923,58 @@ static bool cp_zones_restricted(struct lruvec *lruvec, int reclaim_idx)
 }
 
 /*
- * Reclaim is struggling, and gets what it asked for: the kernel's forced
- * deactivation (its retry before giving up and OOM-killing), a scan
- * priority at which every round scans a quarter of each list or more, or
- * zones it may not reclaim from holding pages.  A scan_control that does
- * not look like one is taken as escalated.
+ * How far reclaim has escalated.  PASS: the kernel's forced deactivation
+ * (its retry before giving up and OOM-killing), or zones it may not
+ * reclaim from holding file pages (the module's sizes count pages this
+ * reclaim cannot reach): the call is the kernel's own, the hot hand
+ * rotates nothing.  SCAN: a scan priority at which every round scans a
+ * quarter of each list or more: the call is neither held nor trimmed,
+ * and its pages are scanned as CLOCK steps, as below the inactive floor:
+ * unreferenced hot pages go, referenced ones stay, and if that is not
+ * enough, the kernel's forced deactivation follows.  A scan_control that
+ * does not look like one is taken as PASS.
  *
- * Not DEF_PRIORITY - 2, vmscan's own mark of a struggle: a held active
- * list leaves reclaim the inactive list alone, at least floor_pct of the
- * LRU, and reclaim reaches it by lowering the priority until size >>
- * priority is a batch; in a 256 MiB guest that is priority 5 or so in
- * routine reclaim (a loop of 1.25 C dropped from 0.79 to 0.30 with that
- * mark, every hot page let go).
+ * SCAN is priority 0, the round that scans whole lists, and not
+ * DEF_PRIORITY - 2, vmscan's own mark of a struggle: a held active list
+ * leaves reclaim the inactive list alone, at least floor_pct of the LRU,
+ * and reclaim reaches it by lowering the priority until size >> priority
+ * is a batch, priority 5 or so in a 256 MiB guest in routine reclaim;
+ * readahead, whose pages are locked under I/O at the inactive head, goes
+ * lower still.  Measured on a loop of 1.25 C: at DEF_PRIORITY - 2 as
+ * PASS, 0.79 -> 0.30 (6.1); at priority <= 2 as PASS, 0.79 -> 0.58 with
+ * readahead on 6.12 (2 825 calls), and as SCAN 0.62 (6 236 calls): a
+ * hand driven over a quarter of the hot set per call clears the bits
+ * before the loop comes back.  The retry before OOM is force_deactivate.
  */
-#define CP_PRIO_ESCALATED	2
-static bool cp_reclaim_escalated(const struct cp_scan_control *sc,
-				 struct lruvec *lruvec)
+#define CP_PRIO_ESCALATED	0
+enum cp_escalation {
+	CP_ESC_NONE,
+	CP_ESC_SCAN,		/* all it asked for, as CLOCK steps */
+	CP_ESC_PASS,		/* the kernel's own scan */
+};
+
+static enum cp_escalation cp_reclaim_escalated(const struct cp_scan_control *sc,
+					       struct lruvec *lruvec)
 {
 	if (unlikely(sc->priority < 0 || sc->priority > DEF_PRIORITY ||
 		     sc->reclaim_idx < 0 || sc->reclaim_idx >= MAX_NR_ZONES)) {
 		pr_warn_once("scan_control looks wrong (priority %d, reclaim_idx %d): never holding the active list\n",
 			     sc->priority, sc->reclaim_idx);
-		return true;
+		return CP_ESC_PASS;
 	}
-	return sc->force_deactivate || sc->priority <= CP_PRIO_ESCALATED ||
-	       cp_zones_restricted(lruvec, sc->reclaim_idx);
+	if (sc->force_deactivate) {
+		cp_count(CP_STAT_ESC_FORCED, 1);
+		return CP_ESC_PASS;
+	}
+	if (cp_zones_restricted(lruvec, sc->reclaim_idx)) {
+		cp_count(CP_STAT_ESC_ZONES, 1);
+		return CP_ESC_PASS;
+	}
+	if (sc->priority <= CP_PRIO_ESCALATED) {
+		cp_count(CP_STAT_ESC_PRIORITY, 1);
+		return CP_ESC_SCAN;
+	}
+	return CP_ESC_NONE;
 }
 
 static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -958,11 +985,13 @@ static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *reg
 	/* an enum: the upper half of the register is undefined */
 	enum lru_list lru = (u32)regs_get_kernel_argument(regs, 3);
 	struct cp_op_args a = { .arg = nr };
+	enum cp_escalation esc;
 	u64 n;
 
 	if (lru != LRU_ACTIVE_FILE || !cp_enforcing())
 		return 0;
-	a.escalated = cp_reclaim_escalated(sc, lruvec);
+	esc = cp_reclaim_escalated(sc, lruvec);
+	a.escalated = esc != CP_ESC_NONE;
 	if (a.escalated)
 		cp_count(CP_STAT_ESCALATED, 1);
 	if (!cp_policy_op(lruvec, CP_OP_DEACTIVATE, &a)) {
@@ -970,6 +999,8 @@ static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *reg
 		return 0;
 	}
 	n = a.result;
+	if (esc == CP_ESC_SCAN)
+		a.call = CP_CALL_HAND;	/* all of it, as CLOCK steps */
 
 	if (!n) {
 		/*
