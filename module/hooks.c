@@ -924,14 +924,15 @@ static bool cp_zones_restricted(struct lruvec *lruvec, int reclaim_idx)
 
 /*
  * How far reclaim has escalated.  PASS: the kernel's forced deactivation
- * (its retry before giving up and OOM-killing), or zones it may not
- * reclaim from holding file pages (the module's sizes count pages this
- * reclaim cannot reach): the call is the kernel's own, the hot hand
- * rotates nothing.  SCAN: a scan priority at which every round scans a
- * quarter of each list or more: the call is neither held nor trimmed,
- * and its pages are scanned as CLOCK steps, as below the inactive floor:
- * unreferenced hot pages go, referenced ones stay, and if that is not
- * enough, the kernel's forced deactivation follows.  A scan_control that
+ * (its retry before giving up and OOM-killing): the call is the kernel's
+ * own, the hot hand rotates nothing.  SCAN: zones it may not reclaim from
+ * holding file pages (a DMA allocation: the module's sizes count pages
+ * this reclaim cannot reach), or the last scan priority: the call is
+ * neither held nor trimmed, and the pages it isolates, all eligible, are
+ * scanned as CLOCK steps, as below the inactive floor: unreferenced hot
+ * pages go, referenced ones stay, and if that is not enough, the
+ * kernel's forced deactivation follows.  (Zone-restricted calls as PASS
+ * cost 3.5 points of the loop with readahead on 6.12: 583 calls.)  A scan_control that
  * does not look like one is taken as PASS.
  *
  * SCAN is priority 0, the round that scans whole lists, and not
@@ -968,7 +969,7 @@ static enum cp_escalation cp_reclaim_escalated(const struct cp_scan_control *sc,
 	}
 	if (cp_zones_restricted(lruvec, sc->reclaim_idx)) {
 		cp_count(CP_STAT_ESC_ZONES, 1);
-		return CP_ESC_PASS;
+		return CP_ESC_SCAN;
 	}
 	if (sc->priority <= CP_PRIO_ESCALATED) {
 		cp_count(CP_STAT_ESC_PRIORITY, 1);
