@@ -18,9 +18,10 @@
 #     about half), observe against enforce.  The kernel counts a read of a
 #     refault of the working set as a memory stall (PSI): enforce keeps
 #     the page's PG_workingset until the read is done.  Asserted: stall
-#     time per page read from disk under enforce >= 0.75 of observe's
-#     (with the bit cleared at insertion it was near 0); the ratio is
-#     reported.
+#     time per page read from disk under enforce >= 0.5 of observe's.
+#     Stall time is wall time, noisy under TCG beside another guest: the
+#     ratio was 0.76 (6.1) and 3.2 (6.12) in one CI run.  The module that
+#     cleared the bit at insertion was not measured this way.
 #
 # Needs the classic LRU for enforce: with MGLRU on, the test skips.
 set -eu
@@ -185,7 +186,7 @@ else
 	done
 	# shellcheck disable=SC2154 # set by eval above
 	ratio=$(fcalc "$per_enforce / ($per_observe > 0 ? $per_observe : 1)")
-	tap_cmp "stall time per page read, enforce/observe $ratio >= 0.75" "$ratio" ">=" 0.75
+	tap_cmp "stall time per page read, enforce/observe $ratio >= 0.5" "$ratio" ">=" 0.5
 fi
 
 tap_dmesg_clean
