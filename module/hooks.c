@@ -896,30 +896,42 @@ static noinline notrace void __kprobes cp_skip_stub(void)
 }
 
 /*
- * Zones above @reclaim_idx hold file pages of @lruvec: this reclaim may
- * not isolate them (a DMA or DMA32 allocation), and the module's sizes,
- * counted over all zones, would hold pages it cannot reach.
+ * A reclaim that may not touch some zones holding file pages of @lruvec
+ * (a DMA allocation) isolates only from the others, while the module's
+ * sizes count all zones: it is short when the eligible zones' own
+ * inactive pages are below the inactive floor of their own LRU.
  */
-static bool cp_zones_restricted(struct lruvec *lruvec, int reclaim_idx)
+static bool cp_zones_short(struct lruvec *lruvec, int reclaim_idx)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	struct cp_lru_sizes sz = { 0 };
+	bool restricted = false;
 	int z;
 
-	for (z = reclaim_idx + 1; z < MAX_NR_ZONES; z++) {
-		unsigned long n;
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		unsigned long a, i;
 
 		if (!managed_zone(&pgdat->node_zones[z]))
 			continue;
-		if (mem_cgroup_disabled())
-			n = zone_page_state(&pgdat->node_zones[z],
+		if (mem_cgroup_disabled()) {
+			a = zone_page_state(&pgdat->node_zones[z],
 					    NR_ZONE_ACTIVE_FILE);
-		else
-			n = mem_cgroup_get_zone_lru_size(lruvec,
+			i = zone_page_state(&pgdat->node_zones[z],
+					    NR_ZONE_INACTIVE_FILE);
+		} else {
+			a = mem_cgroup_get_zone_lru_size(lruvec,
 							 LRU_ACTIVE_FILE, z);
-		if (n)
-			return true;
+			i = mem_cgroup_get_zone_lru_size(lruvec,
+							 LRU_INACTIVE_FILE, z);
+		}
+		if (z > reclaim_idx) {
+			restricted |= a > 0;
+			continue;
+		}
+		sz.active += a;
+		sz.inactive += i;
 	}
-	return false;
+	return restricted && sz.inactive < cp_policy_floor(&cp.params, &sz);
 }
 
 /*
@@ -927,12 +939,14 @@ static bool cp_zones_restricted(struct lruvec *lruvec, int reclaim_idx)
  * (its retry before giving up and OOM-killing): the call is the kernel's
  * own, the hot hand rotates nothing.  SCAN: zones it may not reclaim from
  * holding file pages (a DMA allocation: the module's sizes count pages
- * this reclaim cannot reach), or the last scan priority: the call is
+ * this reclaim cannot reach) while the eligible zones' inactive pages are
+ * below their floor, or the last scan priority: the call is
  * neither held nor trimmed, and the pages it isolates, all eligible, are
  * scanned as CLOCK steps, as below the inactive floor: unreferenced hot
  * pages go, referenced ones stay, and if that is not enough, the
- * kernel's forced deactivation follows.  (Zone-restricted calls as PASS
- * cost 3.5 points of the loop with readahead on 6.12: 583 calls.)  A scan_control that
+ * kernel's forced deactivation follows.  (Every zone-restricted call as
+ * PASS cost 3.5 points of the loop with readahead on 6.12, 583 calls, and
+ * as SCAN about as much: the eligible zones' own floor decides.)  A scan_control that
  * does not look like one is taken as PASS.
  *
  * SCAN is priority 0, the round that scans whole lists, and not
@@ -967,7 +981,7 @@ static enum cp_escalation cp_reclaim_escalated(const struct cp_scan_control *sc,
 		cp_count(CP_STAT_ESC_FORCED, 1);
 		return CP_ESC_PASS;
 	}
-	if (cp_zones_restricted(lruvec, sc->reclaim_idx)) {
+	if (cp_zones_short(lruvec, sc->reclaim_idx)) {
 		cp_count(CP_STAT_ESC_ZONES, 1);
 		return CP_ESC_SCAN;
 	}

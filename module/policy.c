@@ -199,7 +199,15 @@ static inline u64 cp_lru(const struct cp_lru_sizes *sz)
 	return sz->active + sz->inactive;
 }
 
-static u64 cp_floor(const struct cp_policy_params *p,
+/**
+ * cp_policy_floor - pages the inactive list is never held below
+ * @p: parameters
+ * @sz: LRU sizes (active and inactive)
+ *
+ * Return: floor_pct of the LRU, and at least floor_pages (but never more
+ * than a 32nd of a tiny LRU).
+ */
+u64 cp_policy_floor(const struct cp_policy_params *p,
 		    const struct cp_lru_sizes *sz)
 {
 	/* floor_pages is for real memory sizes: never a 32nd of a tiny LRU */
@@ -213,7 +221,7 @@ static s64 cp_clamp_target(const struct cp_policy_params *p,
 	u64 lru = cp_lru(sz);
 	s64 lo = (s64)CP_PCT(lru, p->target_min_pct);
 	s64 hi = (s64)CP_PCT(lru, p->target_max_pct);
-	s64 room = (s64)lru - (s64)cp_floor(p, sz);
+	s64 room = (s64)lru - (s64)cp_policy_floor(p, sz);
 
 	hi = min(hi, room);
 	lo = min(lo, hi);
@@ -749,7 +757,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 
 	s->age_only = false;
 	s->pass = escalated;	/* the kernel's scan: no hand steps */
-	if (escalated || sz->inactive < cp_floor(p, sz))
+	if (escalated || sz->inactive < cp_policy_floor(p, sz))
 		return nr_to_scan;
 	if (s->idle_old && cp_idle(p, s, sz)) {
 		/* drain the hot pages older than the idle episode */

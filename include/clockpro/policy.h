@@ -128,6 +128,8 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated);
+u64 cp_policy_floor(const struct cp_policy_params *p,
+		    const struct cp_lru_sizes *sz);
 s64 cp_policy_target(const struct cp_policy_params *p,
 		     const struct cp_lru_state *s,
 		     const struct cp_lru_sizes *sz);

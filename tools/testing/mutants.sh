@@ -43,8 +43,8 @@ policy|grow does nothing|s->target = cp_clamp_target(p, sz, s->target + (s64)p->
 policy|shrink grows|s->target = cp_clamp_target(p, sz, s->target - (s64)p->step);|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step);
 policy|target ignores the inactive floor|hi = min(hi, room);|(void)room;
 policy|target ignores min_pct|lo = min(lo, hi);|lo = 1;
-policy|deactivate holds below the floor|if (escalated \|\| sz->inactive < cp_floor(p, sz))|if (escalated)
-policy|deactivate ignores escalation|if (escalated \|\| sz->inactive < cp_floor(p, sz))|if (sz->inactive < cp_floor(p, sz))
+policy|deactivate holds below the floor|if (escalated \|\| sz->inactive < cp_policy_floor(p, sz))|if (escalated)
+policy|deactivate ignores escalation|if (escalated \|\| sz->inactive < cp_policy_floor(p, sz))|if (sz->inactive < cp_policy_floor(p, sz))
 policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
 policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
