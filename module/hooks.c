@@ -124,33 +124,36 @@ static struct lruvec *cp_folio_lruvec(struct folio *folio)
 	return &memcg->nodeinfo[folio_nid(folio)]->lruvec;
 }
 
+/* The file LRU pages of @lruvec in zone @z. */
+static void cp_zone_file_sizes(struct lruvec *lruvec, int z,
+			       unsigned long *active, unsigned long *inactive)
+{
+	if (mem_cgroup_disabled()) {
+		struct zone *zone = &lruvec_pgdat(lruvec)->node_zones[z];
+
+		*active = zone_page_state(zone, NR_ZONE_ACTIVE_FILE);
+		*inactive = zone_page_state(zone, NR_ZONE_INACTIVE_FILE);
+	} else {
+		*active = mem_cgroup_get_zone_lru_size(lruvec,
+						       LRU_ACTIVE_FILE, z);
+		*inactive = mem_cgroup_get_zone_lru_size(lruvec,
+							 LRU_INACTIVE_FILE, z);
+	}
+}
+
 static void cp_lruvec_sizes(struct lruvec *lruvec, struct cp_lru_sizes *sz)
 {
+	unsigned long a, i;
 	int z;
 
 	sz->active = 0;
 	sz->inactive = 0;
 	sz->free = 0;		/* cp_lruvec_free() when the policy needs it */
 	sz->clock = 0;		/* the slot's local clock: cp_policy_op() */
-	if (mem_cgroup_disabled()) {
-		struct pglist_data *pgdat = lruvec_pgdat(lruvec);
-
-		for (z = 0; z < MAX_NR_ZONES; z++) {
-			struct zone *zone = &pgdat->node_zones[z];
-
-			sz->active += zone_page_state(zone,
-						      NR_ZONE_ACTIVE_FILE);
-			sz->inactive += zone_page_state(zone,
-							NR_ZONE_INACTIVE_FILE);
-		}
-		return;
-	}
 	for (z = 0; z < MAX_NR_ZONES; z++) {
-		sz->active += mem_cgroup_get_zone_lru_size(lruvec,
-							   LRU_ACTIVE_FILE, z);
-		sz->inactive += mem_cgroup_get_zone_lru_size(lruvec,
-							     LRU_INACTIVE_FILE,
-							     z);
+		cp_zone_file_sizes(lruvec, z, &a, &i);
+		sz->active += a;
+		sz->inactive += i;
 	}
 }
 
@@ -262,22 +265,30 @@ static struct cp_lruvec_slot *cp_slot_find(struct lruvec *lruvec)
  * slot keeps a key that a new memcg, allocated at the same address, would
  * inherit the state of.
  */
-static void cp_slots_release(struct lruvec *lruvec)
+/* Free @s if it holds @key (any key if NULL).  Return: it did. */
+static bool cp_slot_release(struct cp_lruvec_slot *s, void *key)
 {
 	unsigned long flags;
+	bool released;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	released = s->lruvec && (!key || s->lruvec == key);
+	if (released)
+		WRITE_ONCE(s->lruvec, NULL);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return released;
+}
+
+static void cp_slots_release(struct lruvec *lruvec)
+{
 	int i;
 
 	for (i = 0; i < CP_SLOT_PROBES; i++) {
 		struct cp_lruvec_slot *s = cp_slot_at(lruvec, i);
 
-		if (READ_ONCE(s->lruvec) != lruvec)
-			continue;
-		raw_spin_lock_irqsave(&s->lock, flags);
-		if (s->lruvec == lruvec) {
-			WRITE_ONCE(s->lruvec, NULL);
+		if (READ_ONCE(s->lruvec) == lruvec &&
+		    cp_slot_release(s, lruvec))
 			cp_count(CP_STAT_SLOTS_FREED, 1);
-		}
-		raw_spin_unlock_irqrestore(&s->lock, flags);
 	}
 }
 
@@ -290,15 +301,10 @@ static void cp_slots_release(struct lruvec *lruvec)
  */
 void cp_slots_reset(void)
 {
-	unsigned long flags;
 	int i;
 
 	for (i = 0; i < CP_LRUVEC_SLOTS; i++) {
-		struct cp_lruvec_slot *s = &cp.lruvecs[i];
-
-		raw_spin_lock_irqsave(&s->lock, flags);
-		WRITE_ONCE(s->lruvec, NULL);
-		raw_spin_unlock_irqrestore(&s->lock, flags);
+		cp_slot_release(&cp.lruvecs[i], NULL);
 		cond_resched();
 	}
 }
@@ -335,7 +341,7 @@ enum cp_op {
 
 /* How the hot hand treats the folios of one shrink_active_list() call. */
 enum cp_call_mode {
-	CP_CALL_PASS,		/* the kernel decides: escalated, floor */
+	CP_CALL_PASS,		/* the kernel decides: forced, or no slot */
 	CP_CALL_HAND,		/* CLOCK steps */
 	CP_CALL_AGE,		/* CLOCK steps granted for aging alone */
 };
@@ -906,32 +912,23 @@ static bool cp_zones_short(struct lruvec *lruvec, int reclaim_idx)
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
 	struct cp_lru_sizes sz = { 0 };
 	bool restricted = false;
+	unsigned long a, i;
 	int z;
 
-	for (z = 0; z < MAX_NR_ZONES; z++) {
-		unsigned long a, i;
-
+	for (z = reclaim_idx + 1; z < MAX_NR_ZONES && !restricted; z++) {
 		if (!managed_zone(&pgdat->node_zones[z]))
 			continue;
-		if (mem_cgroup_disabled()) {
-			a = zone_page_state(&pgdat->node_zones[z],
-					    NR_ZONE_ACTIVE_FILE);
-			i = zone_page_state(&pgdat->node_zones[z],
-					    NR_ZONE_INACTIVE_FILE);
-		} else {
-			a = mem_cgroup_get_zone_lru_size(lruvec,
-							 LRU_ACTIVE_FILE, z);
-			i = mem_cgroup_get_zone_lru_size(lruvec,
-							 LRU_INACTIVE_FILE, z);
-		}
-		if (z > reclaim_idx) {
-			restricted |= a > 0;
-			continue;
-		}
+		cp_zone_file_sizes(lruvec, z, &a, &i);
+		restricted = a > 0;
+	}
+	if (!restricted)
+		return false;	/* the common case: no zone is out of reach */
+	for (z = 0; z <= reclaim_idx; z++) {
+		cp_zone_file_sizes(lruvec, z, &a, &i);
 		sz.active += a;
 		sz.inactive += i;
 	}
-	return restricted && sz.inactive < cp_policy_floor(&cp.params, &sz);
+	return sz.inactive < cp_policy_floor(&cp.params, &sz);
 }
 
 /*
