@@ -48,9 +48,24 @@
  * with an error below one step, i.e. under 0.4% of the capacity, or under
  * 8% for a distance of 5% of the capacity (the quantisation is symmetric,
  * so the p95 error is smaller still).  No hand needs to be stored: the
- * bucket's circular order is recovered from the timestamps, and a new
- * entry replaces an empty slot, else the oldest; every insert clears the
- * expired entries of its bucket first, and counts them.
+ * bucket's circular order is recovered from the timestamps.  One pass
+ * ranks the 16 cookies with a single subtraction and unsigned compare
+ * each (cp_rank()): a new entry replaces the oldest expired entry, else
+ * an empty slot, else the oldest live entry; an insert that meets an
+ * expired entry clears every other expired entry of its bucket too, and
+ * counts them.  A lookup compares the check values two cookies at a time
+ * in 64-bit words, without branches, and computes an age only for a
+ * match.
+ *
+ * Both read the bucket as eight 64-bit words (two cookies each), so the
+ * scans need no per-slot addresses, and both keep the rare cases out of
+ * line: an insert whose victim is expired, or whose cmpxchg lost a race,
+ * goes to cp_remember_slow(); a lookup returns after the compare on a
+ * miss and claims its match in cp_lookup_claim().  Per order-0 page, with
+ * the key hash (about 22 instructions) and the caller's loop (callgrind,
+ * tools/testing/bench.sh): remember about 214 instructions, lookup hit
+ * 178, miss 113; the exact oldest-of-16 ranking is most of the first
+ * (about 7 per cookie).
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
@@ -86,21 +101,33 @@
  *
  * No locks.  Inserting picks a victim slot and installs the cookie with
  * cmpxchg, retrying the scan twice if another CPU changed the slot; a
- * lookup claims a matching cookie with cmpxchg to zero, so two CPUs can
- * never both consume the same entry.  The probe handlers that call this
- * run with preemption or interrupts disabled and never sleep or allocate.
+ * lookup claims a matching cookie with cmpxchg to zero, rescanning twice
+ * at most, so two CPUs can never both consume the same entry.  A 64-bit
+ * bucket word may be read torn on 32-bit machines: each cookie is still
+ * read whole, and one that changed fails its cmpxchg.  The probe handlers
+ * that call this run with preemption or interrupts disabled and never
+ * sleep or allocate.
  */
 #include "clockpro/nonres.h"
 
-/* splitmix64's finaliser: every input bit affects every output bit. */
-static inline u64 cp_mix64(u64 x)
+/*
+ * One wide multiply, its two halves folded (wyhash's "mum"): every bit of
+ * either factor moves about half of the 64 result bits.
+ */
+static inline u64 cp_mum(u64 a, u64 b)
 {
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
+#ifdef __SIZEOF_INT128__
+	__uint128_t p = (__uint128_t)a * b;
+
+	return (u64)p ^ (u64)(p >> 64);
+#else
+	/* no 128-bit product: a splitmix64-style chain instead */
+	u64 x = (a ^ a >> 29) * 0xbf58476d1ce4e5b9ULL ^ b;
+
+	x = (x ^ x >> 31) * 0x94d049bb133111ebULL;
+	x = (x ^ x >> 29) * 0xbf58476d1ce4e5b9ULL;
+	return x ^ x >> 32;
+#endif
 }
 
 /**
@@ -110,15 +137,26 @@ static inline u64 cp_mix64(u64 x)
  * @gen: inode generation (0 for swap)
  * @index: page index in the mapping, or the swap entry value
  *
+ * The mapping and inode form one factor, the index and generation the
+ * other; the index enters the first as well, so that the product of
+ * consecutive indices is no arithmetic sequence.  The constants keep
+ * either factor from being zero for any plausible key.
+ *
  * Return: a 64-bit hash; the high half selects the bucket, the low bits
  * form the cookie's check value.
  */
 u64 cp_key_hash(unsigned long mapping, unsigned long ino, u32 gen,
 		unsigned long index)
 {
-	u64 id = cp_mix64((u64)mapping ^ cp_mix64((u64)ino ^ cp_mix64(gen)));
+	u64 a = ((u64)mapping ^ 0xa0761d6478bd642fULL) +
+		(u64)ino * 0x9e3779b97f4a7c15ULL;
+	u64 b = ((u64)index ^ 0xe7037ed1a0b428dbULL) + (u64)gen * 0x7f4a7c15U;
 
-	return cp_mix64(id + (u64)index * 0x9e3779b97f4a7c15ULL);
+	u64 x = cp_mum(a, b);
+
+	/* a run of indices makes a near arithmetic sequence: break it */
+	x = (x ^ x >> 32) * 0xbf58476d1ce4e5b9ULL;
+	return x ^ x >> 29;
 }
 
 static inline u32 *cp_bucket(const struct cp_table *t, u64 hash)
@@ -157,6 +195,46 @@ static inline bool cp_expired(u32 age)
 {
 	return age > CP_TS_RANGE / 2;
 }
+
+/*
+ * Replacement rank of a cookie: the lowest goes first.  Subtracting
+ * cp_rank_base() rotates the timestamps so that one unsigned compare
+ * orders a bucket as an insert wants it: expired entries (oldest first),
+ * then empty slots, then live entries from the oldest to age 0, then
+ * those stamped in the "future".  In the top 11 bits, the rank of an
+ * entry of age a is 1791 - a (mod 2^11): expired 0..766, age 1024 767,
+ * age 0 1791, future 1792..2047.  An empty slot ranks CP_RANK_EMPTY,
+ * above every expired cookie and, the check bits never being zero, below
+ * every live one.
+ */
+#define CP_RANK_EMPTY	((u32)(CP_TS_RANGE / 2 - CP_TS_FUTURE - 1) << CP_TS_SHIFT)
+
+static inline u32 cp_rank_base(u32 now_ts)
+{
+	return (now_ts + CP_TS_FUTURE + 1) << CP_TS_SHIFT;
+}
+
+static inline u32 cp_rank(u32 cookie, u32 base)
+{
+	return cookie ? cookie - base : CP_RANK_EMPTY;
+}
+
+/*
+ * Lookup compares the check values of two cookies at a time, as the two
+ * 32-bit lanes of a 64-bit word: bit 20 of a lane of
+ * ((word ^ check in both lanes) & CP_LANE_CHECK) + CP_LANE_CHECK is set
+ * iff that lane's check differs (a carry out of a non-zero check field).
+ */
+#define CP_LANE_CHECK	((u64)CP_CHECK_MASK << 32 | CP_CHECK_MASK)
+#define CP_LANE_CARRY	((u64)BIT(CP_CHECK_BITS) << 32 | BIT(CP_CHECK_BITS))
+#define CP_WORDS	(CP_BUCKET_SLOTS / 2)
+
+/* Slot of the low 32 bits of a bucket word: 2 * word + CP_LO. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CP_LO		1
+#else
+#define CP_LO		0
+#endif
 
 /**
  * cp_table_buckets - number of buckets for a table of about @entries pages
@@ -220,6 +298,84 @@ u64 cp_table_clock_advance(struct cp_table *t, u32 nr)
 	return (u64)cp_atomic64_add_return(nr, &t->clock) - nr;
 }
 
+/*
+ * Clear every expired entry of a bucket but the one in slot @keep, which
+ * the caller replaces.  Return: how many this call cleared.
+ */
+static u32 cp_sweep(u32 *b, u32 base, u32 keep)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < CP_BUCKET_SLOTS; i++) {
+		u32 c = READ_ONCE(b[i]);
+
+		if (i != keep && cp_rank(c, base) < CP_RANK_EMPTY &&
+		    cp_cmpxchg32(&b[i], c, 0) == c)
+			n++;
+	}
+	return n;
+}
+
+static __always_inline void cp_pick(u32 *best, u32 *victim, u32 rank, u32 i)
+{
+	if (rank < *best) {
+		*best = rank;
+		*victim = i;
+	}
+}
+
+/*
+ * The lowest cp_rank() of a bucket, and its slot in *@victim.  The bucket
+ * is read as 8 words of two cookies: 8 loads, and no addresses to keep.
+ */
+static __always_inline u32 cp_victim(const u32 *b, u32 base, u32 *victim)
+{
+	const u64 *w = (const u64 *)b;
+	u32 best = ~0U, j;
+
+	*victim = 0;
+#pragma GCC unroll 8
+	for (j = 0; j < CP_WORDS; j++) {
+		u64 v = READ_ONCE(w[j]);
+
+		cp_pick(&best, victim, cp_rank((u32)v, base), 2 * j + CP_LO);
+		cp_pick(&best, victim, cp_rank((u32)(v >> 32), base),
+			2 * j + 1 - CP_LO);
+	}
+	return best;
+}
+
+/*
+ * cp_table_remember() when the bucket holds an expired entry or another
+ * CPU changed the chosen slot: up to @attempts scans, each followed by a
+ * sweep of the other expired entries when the victim is expired.
+ */
+static noinline enum cp_remember_result
+cp_remember_slow(u32 *b, u32 base, u32 cookie, int attempts, u32 *expired)
+{
+	enum cp_remember_result res = CP_REMEMBER_RACED;
+	u32 cleared = 0;
+
+	while (attempts--) {
+		u32 victim, old, best = cp_victim(b, base, &victim);
+
+		if (unlikely(best < CP_RANK_EMPTY))
+			cleared += cp_sweep(b, base, victim);
+		old = best == CP_RANK_EMPTY ? 0 : best + base;
+		if (cp_cmpxchg32(&b[victim], old, cookie) == old) {
+			if (best < CP_RANK_EMPTY)
+				cleared++;
+			res = best > CP_RANK_EMPTY ? CP_REMEMBER_DISPLACED :
+			      cleared ? CP_REMEMBER_EXPIRED :
+			      CP_REMEMBER_EMPTY;
+			break;
+		}
+	}
+	if (expired)
+		*expired = cleared;
+	return res;
+}
+
 /**
  * cp_table_remember - remember an evicted page
  * @t: the table
@@ -229,9 +385,12 @@ u64 cp_table_clock_advance(struct cp_table *t, u32 nr)
  * @expired: if not NULL, set to the number of expired entries this call
  *	     removed from the bucket, the replaced one included
  *
- * Every expired entry of the bucket is cleared on the way, so none can
- * linger until its timestamp wraps; each is counted once.  Never sleeps
- * or allocates; bounded work (at most three scans of one bucket).
+ * One pass over the bucket ranks its 16 cookies (cp_rank()) and takes the
+ * lowest: the oldest expired entry, else an empty slot, else the oldest
+ * live entry.  Only when that is an expired entry does a second pass clear
+ * the other expired entries, so none can linger until its timestamp wraps;
+ * each is counted once.  Never sleeps or allocates; bounded work (at most
+ * three attempts of two passes over one bucket, and the first scan).
  *
  * Return: what the new entry replaced.
  */
@@ -242,49 +401,111 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	u32 now_ts = cp_ts(t, when);
 	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
 		     cp_check(hash);
-	u32 cleared = 0;
+	u32 base = cp_rank_base(now_ts);
+	u32 victim, old, best = cp_victim(b, base, &victim);
+
+	/* the common case: an empty slot, or the oldest of a full bucket */
+	if (unlikely(best < CP_RANK_EMPTY))
+		return cp_remember_slow(b, base, cookie, 3, expired);
+	old = best == CP_RANK_EMPTY ? 0 : best + base;
+	if (unlikely(cp_cmpxchg32(&b[victim], old, cookie) != old))
+		return cp_remember_slow(b, base, cookie, 2, expired);
+	if (expired)
+		*expired = 0;
+	return old ? CP_REMEMBER_DISPLACED : CP_REMEMBER_EMPTY;
+}
+
+/* Slot of match bit @bit of cp_match()'s mask. */
+static inline u32 cp_match_slot(u32 bit)
+{
+	u32 lane = bit >> 5;
+
+	return 2 * ((bit & 31) - CP_CHECK_BITS) + (lane ^ CP_LO);
+}
+
+/*
+ * Mask of the slots of a bucket whose check value is @check, compared two
+ * at a time without branches: word j's lanes give bits 20 + j and 52 + j.
+ * Return: 0 for none (nearly always, on a miss).
+ */
+static __always_inline u64 cp_match(const u32 *b, u32 check)
+{
+	const u64 *w = (const u64 *)b;
+	u64 check2 = (u64)check << 32 | check, differ = 0;
+	int j;
+
+#pragma GCC unroll 8
+	for (j = CP_WORDS - 1; j >= 0; j--) {
+		u64 x = ((READ_ONCE(w[j]) ^ check2) & CP_LANE_CHECK) +
+			CP_LANE_CHECK;
+
+		differ = differ * 2 + (x & CP_LANE_CARRY);
+	}
+	return ~differ & (CP_LANE_CARRY * ((1U << CP_WORDS) - 1));
+}
+
+/*
+ * One attempt of a lookup at the slots of @match: the youngest live entry
+ * with the page's check value is claimed with cmpxchg to zero.  Return:
+ * 1 if claimed, 0 if none is live, -1 if another CPU changed it first.
+ */
+static __always_inline int cp_claim(const struct cp_table *t, u32 *b,
+				    u32 check, u64 match, u32 now_ts,
+				    struct cp_refault *r)
+{
+	u32 best = 0, best_age = CP_TS_RANGE, slot = 0;
+
+	for (; match; match &= match - 1) {
+		u32 i = cp_match_slot(__builtin_ctzll(match));
+		u32 c = READ_ONCE(b[i]);
+		u32 age;
+
+		/* changed since cp_match()?  (the check is never 0) */
+		if ((c & CP_CHECK_MASK) != check)
+			continue;
+		age = cp_age(c, now_ts);
+		if (cp_expired(age) || age >= best_age)
+			continue;
+		best = c;
+		best_age = age;
+		slot = i;
+	}
+	if (!best)
+		return 0;
+	if (cp_cmpxchg32(&b[slot], best, 0) != best)
+		return -1;
+	r->distance = (u64)best_age << t->shift;
+	r->flags = best & CP_FLAG_ACTIVE;
+	return 1;
+}
+
+/* A lookup whose first claim lost a race: two more attempts. */
+static noinline bool cp_lookup_retry(const struct cp_table *t, u32 *b,
+				     u32 check, u32 now_ts,
+				     struct cp_refault *r)
+{
 	int attempt;
 
-	for (attempt = 0; attempt < 3; attempt++) {
-		enum cp_remember_result res = CP_REMEMBER_DISPLACED;
-		u32 victim = 0, old = 0, oldest = 0;
-		int free_slot = -1;
-		u32 i;
+	for (attempt = 0; attempt < 2; attempt++) {
+		int ret = cp_claim(t, b, check, cp_match(b, check), now_ts, r);
 
-		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
-			u32 c = READ_ONCE(b[i]);
-
-			if (c && cp_expired(cp_age(c, now_ts))) {
-				/* Clear it; a free slot is free either way. */
-				if (cp_cmpxchg32(&b[i], c, 0) == c)
-					cleared++;
-				c = 0;
-			}
-			if (!c) {
-				if (free_slot < 0)
-					free_slot = i;
-				continue;
-			}
-			if (cp_age(c, now_ts) >= oldest) {
-				oldest = cp_age(c, now_ts);
-				victim = i;
-				old = c;
-			}
-		}
-		if (free_slot >= 0) {
-			victim = free_slot;
-			old = 0;
-			res = cleared ? CP_REMEMBER_EXPIRED : CP_REMEMBER_EMPTY;
-		}
-		if (cp_cmpxchg32(&b[victim], old, cookie) == old) {
-			if (expired)
-				*expired = cleared;
-			return res;
-		}
+		if (ret >= 0)
+			return ret;
 	}
-	if (expired)
-		*expired = cleared;
-	return CP_REMEMBER_RACED;
+	return false;
+}
+
+/* cp_table_lookup() once some check values matched. */
+static noinline bool cp_lookup_claim(const struct cp_table *t, u32 *b,
+				     u32 check, u64 match, u64 now,
+				     struct cp_refault *r)
+{
+	u32 now_ts = cp_ts(t, now);
+	int ret = cp_claim(t, b, check, match, now_ts, r);
+
+	if (likely(ret >= 0))
+		return ret;
+	return cp_lookup_retry(t, b, check, now_ts, r);
 }
 
 /**
@@ -294,8 +515,10 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
  * @now: current eviction clock, cp_table_clock()
  * @r: filled with the refault distance and the entry's flags on a hit
  *
- * If several live entries match, the youngest is taken.  Never sleeps or
- * allocates; bounded work.
+ * The check values of the 16 cookies are compared two at a time, without
+ * branches, into a mask of the matching slots (cp_match()); ages are
+ * computed for those alone.  If several live entries match, the youngest
+ * is taken.  Never sleeps or allocates; bounded work.
  *
  * Return: true if the page was found (it is a refault).
  */
@@ -303,36 +526,12 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 		     struct cp_refault *r)
 {
 	u32 *b = cp_bucket(t, hash);
-	u32 now_ts = cp_ts(t, now);
 	u32 check = cp_check(hash);
-	int attempt;
+	u64 match = cp_match(b, check);
 
-	for (attempt = 0; attempt < 3; attempt++) {
-		u32 best = 0, best_age = CP_TS_RANGE, slot = 0;
-		u32 i;
-
-		for (i = 0; i < CP_BUCKET_SLOTS; i++) {
-			u32 c = READ_ONCE(b[i]);
-			u32 age;
-
-			if (!c || (c & CP_CHECK_MASK) != check)
-				continue;
-			age = cp_age(c, now_ts);
-			if (cp_expired(age) || age >= best_age)
-				continue;
-			best = c;
-			best_age = age;
-			slot = i;
-		}
-		if (!best)
-			return false;
-		if (cp_cmpxchg32(&b[slot], best, 0) == best) {
-			r->distance = (u64)best_age << t->shift;
-			r->flags = best & CP_FLAG_ACTIVE;
-			return true;
-		}
-	}
-	return false;
+	if (likely(!match))
+		return false;
+	return cp_lookup_claim(t, b, check, match, now, r);
 }
 
 /**

@@ -28,6 +28,12 @@ typedef struct { int64_t counter; } cp_atomic64_t;
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #endif
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+#ifndef noinline
+#define noinline		__attribute__((__noinline__))
+#endif
 #ifndef BIT
 #define BIT(n)			(1UL << (n))
 #endif

@@ -129,7 +129,7 @@ static void prefill_touched(struct cp_table *t, u64 base, u64 n)
 	}
 }
 
-static __attribute__((noinline)) void loop_hash(u64 base, u64 n)
+static noinline void loop_hash(u64 base, u64 n)
 {
 	u64 i, x = 0;
 
@@ -138,7 +138,7 @@ static __attribute__((noinline)) void loop_hash(u64 base, u64 n)
 	sink = x;
 }
 
-static __attribute__((noinline)) void loop_remember(struct cp_table *t,
+static noinline void loop_remember(struct cp_table *t,
 						    unsigned long mapping,
 						    u64 base, u64 n)
 {
@@ -151,7 +151,7 @@ static __attribute__((noinline)) void loop_remember(struct cp_table *t,
 	}
 }
 
-static __attribute__((noinline)) u64 loop_lookup(struct cp_table *t,
+static noinline u64 loop_lookup(struct cp_table *t,
 						 unsigned long mapping,
 						 u64 base, u64 n)
 {
@@ -172,7 +172,7 @@ struct mixed_arg {
 	double secs;
 };
 
-static __attribute__((noinline)) u64 loop_mixed(struct cp_table *t,
+static noinline u64 loop_mixed(struct cp_table *t,
 						unsigned long mapping,
 						u64 from, u64 n, u64 d)
 {

@@ -12,6 +12,9 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clockpro/nonres.h"
 #include "nonres_model.h"
@@ -1838,6 +1841,148 @@ static void test_concurrent_same_slots(void)
 	tbl_free(&x);
 }
 
+/*
+ * Phase E: two lookups of the same entry in lockstep.  Phase D's threads
+ * drift apart after their first few lookups, so a lookup that clears its
+ * entry with a plain store instead of cmpxchg is caught there only by
+ * luck.  Here two threads meet at a spinning barrier before every lookup
+ * of a page remembered twice, and start it after a short random delay, so
+ * that their relative offset sweeps across the lookup's read-to-claim
+ * window (such a mutant is caught in one round in 15 on a 2-CPU EPYC):
+ * every round, each lookup claims one of the two entries; the one that
+ * loses the race for the younger must rescan and take the older.  Bounded
+ * by a round count and by 2 s of wall time.
+ */
+struct lockstep {
+	struct cp_table *t;
+	u64 arrived;		/* spin barrier counter, atomic */
+	u64 rounds, done, twice, unbalanced, deadline_ns;
+	u64 key, when;
+	u32 hits;		/* this round's hits, atomic */
+	int stop;		/* atomic */
+};
+
+struct lockstep_thread {
+	struct lockstep *s;
+	uint64_t rs;
+	int id;
+};
+
+static u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* Barrier number @n (1, 2, ...) of two threads. */
+static void spin_barrier(u64 *arrived, u64 n)
+{
+	u32 spins = 0;
+
+	__atomic_add_fetch(arrived, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(arrived, __ATOMIC_ACQUIRE) < 2 * n)
+		if (++spins % 4096 == 0)
+			sched_yield();	/* the other thread is not running */
+		else
+			cpu_relax();
+}
+
+static void *lockstep_run(void *arg)
+{
+	struct lockstep_thread *c = arg;
+	struct lockstep *s = c->s;
+	u64 n = 0;
+
+	for (;;) {
+		struct cp_refault res;
+		u32 d;
+
+		if (c->id == 0) {
+			/* account for the last round, set up the next */
+			if (s->done) {
+				u64 left = raw_occupied(s->t);
+
+				s->twice += s->hits + left > 2;
+				s->unbalanced += s->hits != 2;
+			}
+			if (s->done == s->rounds ||
+			    (!(s->done & 1023) && mono_ns() > s->deadline_ns))
+				__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+			memset(s->t->slots, 0, cp_table_bytes(1));
+			s->hits = 0;
+			/* two entries of the page: one for each lookup */
+			if (cp_table_remember(s->t, s->key, s->when - 2, 0,
+					      NULL) != CP_REMEMBER_EMPTY ||
+			    cp_table_remember(s->t, s->key, s->when - 1, 0,
+					      NULL) != CP_REMEMBER_EMPTY)
+				s->unbalanced++;
+		}
+		spin_barrier(&s->arrived, ++n);
+		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			break;
+		/* 0-3 pauses, or 0-31 every other round (pauses vary) */
+		for (d = (u32)tap_rand_below(&c->rs, n & 2 ? 4 : 32); d; d--)
+			cpu_relax();
+		if (cp_table_lookup(s->t, s->key, s->when, &res))
+			__atomic_add_fetch(&s->hits, 1, __ATOMIC_RELAXED);
+		spin_barrier(&s->arrived, ++n);
+		if (c->id == 0)
+			s->done++;
+	}
+	return NULL;
+}
+
+static void test_concurrent_claim_lockstep(void)
+{
+	struct lockstep_thread c[2];
+	struct lockstep s = { 0 };
+	pthread_t th[2];
+	struct tbl x;
+	int i;
+
+	if (RUNNING_ON_VALGRIND)
+		TAP_SKIP("valgrind serialises the threads: no race to see");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		TAP_SKIP("one CPU: the two lookups cannot overlap");
+	tbl_new(&x, 1);
+	tbl_set_clock(&x.t, 1000);
+	s.t = &x.t;
+	s.rounds = tap_scaled(100000, 50000);
+	s.key = conc_key(5, 1);
+	s.when = 1000;
+	s.deadline_ns = mono_ns() + 2000000000ULL;
+	for (i = 0; i < 2; i++) {
+		c[i] = (struct lockstep_thread){
+			.s = &s, .rs = tap.seed + 1 + (u64)i * 7919, .id = i,
+		};
+		if (pthread_create(&th[i], NULL, lockstep_run, &c[i]))
+			exit(2);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	tap_info("%llu lockstep rounds of two lookups of a page remembered twice: %llu entries claimed twice, %llu rounds without two hits",
+		 (unsigned long long)s.done, (unsigned long long)s.twice,
+		 (unsigned long long)s.unbalanced);
+	CHECK(s.twice == 0, "%llu entries claimed by both lookups",
+	      (unsigned long long)s.twice);
+	CHECK(s.unbalanced == 0, "%llu rounds without two hits",
+	      (unsigned long long)s.unbalanced);
+	CHECK(s.done >= 1000, "only %llu rounds in the time allowed",
+	      (unsigned long long)s.done);
+	tbl_free(&x);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct occupancy {
@@ -2055,6 +2200,7 @@ static const struct cp_test tests[] = {
 	{ "concurrent_clock_race", test_concurrent_clock_race },
 	{ "concurrent_storm", test_concurrent_storm },
 	{ "concurrent_same_slots", test_concurrent_same_slots },
+	{ "concurrent_claim_lockstep", test_concurrent_claim_lockstep },
 	{ "hash_quality", test_hash_quality },
 	{ "local_clocks", test_lclock },
 };
