@@ -20,7 +20,7 @@ MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
 .PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
 	shellcheck \
-	check-quick bench bench-core demo lint checkpatch sparse install \
+	check-quick bench bench-core bench-cost demo lint checkpatch sparse install \
 	dkms-install clean help deps
 
 all: module tools
@@ -70,6 +70,10 @@ bench-core:
 bench: modules-matrix bench-core
 	$(MAKE) -C selftests bench KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
 
+# The CPU-cost part of `make bench` alone (qemu -icount, instructions per op).
+bench-cost: modules-matrix
+	$(MAKE) -C selftests bench-cost KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
+
 demo: deps modules-matrix
 	$(MAKE) -C selftests demo KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
 
@@ -115,7 +119,8 @@ help:
 	@echo "make demo        install deps, boot stock kernels in qemu, show the histogram"
 	@echo "make check       all tests: unit, simulator, VM selftests on 6.1 and 6.12"
 	@echo "make check-quick fast user-space tests only"
-	@echo "make bench       hit-ratio matrix (VM) and table cost benchmark"
+	@echo "make bench       hit-ratio matrix (VM), table cost and CPU cost benchmarks"
+	@echo "make bench-cost  CPU cost alone: instructions per op under qemu -icount"
 	@echo "make lint        checkpatch --strict, sparse, W=1 on every kernel"
 	@echo "make install     install for KVER; make dkms-install for DKMS"
 

@@ -103,7 +103,7 @@ struct cp_lruvec_slot {
 	u16 memcg_id;			/* mem_cgroup_id(), when claimed */
 	u16 nid;			/* node of the lruvec */
 	struct cp_lru_sizes sz;		/* at the last decision */
-	s64 target;			/* hot target then */
+	u32 gone;			/* expiries not yet applied */
 	struct cp_lru_state st;
 	struct cp_lclock lc;		/* the lruvec's own evictions */
 };
@@ -141,7 +141,9 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 	this_cpu_add(cp.stats->v[item], n);
 }
 
-int cp_hooks_register(void);
+int cp_hooks_register(bool enforce);
+int cp_hooks_arm(bool enforce);
+void cp_hooks_follow_mode(void);
 void cp_slots_reset(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);

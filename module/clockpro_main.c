@@ -6,12 +6,13 @@
  *
  * Without patching the kernel, the module watches every page the kernel's
  * reclaim evicts and every page it inserts into the page cache or swap
- * cache, through kprobes (see hooks.c).  Evicted pages are remembered in a
- * nonresident table, 4 bytes each (nonres.c).  When a page comes back, the
- * table says how many evictions ago it left: its refault distance.  The
- * distances are published as the /proc/refaults-style histogram of the
- * 2005 nonresident patches, with pages never seen (New) and pages that fell
- * out of the table (Beyond) told apart.
+ * cache, through ftrace callbacks and kprobes (hooks.c).  Evicted pages
+ * are remembered in a nonresident table, 4 bytes each (nonres.c).  When a
+ * page comes back, the table says how many evictions ago it left: its
+ * refault distance.  The distances are published as the
+ * /proc/refaults-style histogram of the 2005 nonresident patches, with
+ * pages never seen (New) and pages that fell out of the table (Beyond)
+ * told apart.
  *
  * In observe mode, that is all: nothing the kernel decides changes.  In
  * enforce mode, CLOCK-Pro's hot/cold balance (policy.c) decides which
@@ -391,16 +392,42 @@ static int cp_mode_set(const char *buf)
 			goto out_unlock;
 		}
 	}
+	if (cp_live && mode == CP_MODE_ENFORCE &&
+	    READ_ONCE(cp.mode) != CP_MODE_ENFORCE) {
+		cp_slots_reset();
+		ret = cp_hooks_arm(true);
+		if (ret) {
+			cp_refuse("enforce refused: its hooks cannot be armed (error %d)\n",
+				  ret);
+			goto out_unlock;
+		}
+	}
 	cp_mode_requested = mode;
-	if (cp_live && mode != cp.mode) {
-		if (mode == CP_MODE_ENFORCE)
-			cp_slots_reset();
-		WRITE_ONCE(cp.mode, mode);
-		pr_info("mode %s\n", cp_mode_names[mode]);
+	if (cp_live) {
+		if (mode != READ_ONCE(cp.mode)) {
+			WRITE_ONCE(cp.mode, mode);
+			pr_info("mode %s\n", cp_mode_names[mode]);
+		}
+		if (mode == CP_MODE_OBSERVE)
+			cp_hooks_arm(false);	/* a cached read costs nothing */
 	}
 out_unlock:
 	mutex_unlock(&cp.knob_lock);
 	return ret;
+}
+
+/**
+ * cp_hooks_follow_mode - arm the hooks of the current mode
+ *
+ * For a mode the module left by itself (MGLRU seen while enforcing).
+ * Process context.
+ */
+void cp_hooks_follow_mode(void)
+{
+	mutex_lock(&cp.knob_lock);
+	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+		cp_hooks_arm(false);
+	mutex_unlock(&cp.knob_lock);
 }
 
 static int cp_mode_param_set(const char *val, const struct kernel_param *kp)
@@ -473,6 +500,12 @@ struct cp_lruvec_sum {
 	s64 target;
 };
 
+/* The hot target of a slot's copy, from its last sizes and the knobs. */
+static s64 cp_slot_target(const struct cp_lruvec_slot *s)
+{
+	return s->st.target ? cp_policy_target(&cp.params, &s->st, &s->sz) : 0;
+}
+
 static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 {
 	const struct cp_lru_state *st = &s->st;
@@ -481,7 +514,7 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->lruvecs++;
 	sum->active += s->sz.active;
 	sum->inactive += s->sz.inactive;
-	sum->target += s->target;
+	sum->target += cp_slot_target(s);
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
 	sum->credits += st->credits;
@@ -510,7 +543,7 @@ static int stats_show(struct seq_file *m, void *v)
 	struct cp_lruvec_sum sum = { 0 };
 	u64 now = cp_table_clock(&cp.table);
 	const char *sym;
-	unsigned int i;
+	unsigned int i, n;
 	bool on;
 
 	seq_printf(m, "mode %s\n", cp_mode_names[READ_ONCE(cp.mode)]);
@@ -540,11 +573,19 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
 	seq_printf(m, "idle_reinstated %llu\n", sum.idle_reinstated);
 
-	seq_puts(m, "hooks");
-	for (i = 0; (sym = cp_hooks_describe(i, &on)); i++)
-		if (on)
-			seq_printf(m, "%c%s", i ? ',' : ' ', sym);
-	seq_putc(m, '\n');
+	/* armed now; then those of the other mode (or missing, optional) */
+	for (n = 0; n < 2; n++) {
+		bool first = true;
+
+		seq_puts(m, n ? "hooks_disarmed" : "hooks");
+		for (i = 0; (sym = cp_hooks_describe(i, &on)); i++) {
+			if (on == !!n)
+				continue;
+			seq_printf(m, "%c%s", first ? ' ' : ',', sym);
+			first = false;
+		}
+		seq_putc(m, '\n');
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -556,7 +597,7 @@ static void cp_show_lruvec(void *arg, const struct cp_lruvec_slot *s)
 
 	seq_printf(m, "%5u %4u %9llu %9llu %9lld %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %9llu %4d %9llu %5u %llu %llu\n",
 		   s->memcg_id, s->nid, s->sz.active, s->sz.inactive,
-		   s->target, st->promotions, st->kept_cold, st->grow,
+		   cp_slot_target(s), st->promotions, st->kept_cold, st->grow,
 		   st->shrink, st->rotated, st->demoted, st->skips, st->trims,
 		   st->quiet, st->idle_on, st->idle_old, st->idle_shift,
 		   s->cgroup_ino, s->lc.now);
@@ -867,16 +908,25 @@ static int __init clockpro_init(void)
 		raw_spin_lock_init(&cp.lruvecs[i].lock);
 	cp.root_memcg = cp_find_root_memcg();
 
-	/* Everything a probe or a knob write touches exists from here on. */
+	/*
+	 * Everything a probe or a knob write touches exists from here on.
+	 * The hooks of the mode go live with it: a mode written meanwhile
+	 * waits for both.
+	 */
 	mutex_lock(&cp.knob_lock);
 	ret = cp_go_live();
+	if (!ret) {
+		ret = cp_hooks_register(cp.mode == CP_MODE_ENFORCE);
+		if (ret) {
+			cp_live = false;
+			WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+		}
+	}
 	mutex_unlock(&cp.knob_lock);
-	if (ret)
+	if (ret) {
+		cp_hooks_unregister();	/* the work a hook may have queued */
 		goto err_free_lruvecs;
-
-	ret = cp_hooks_register();
-	if (ret)
-		goto err_dead;
+	}
 
 	cp_debugfs_init();
 	if (security_locked_down(LOCKDOWN_DEBUGFS))
@@ -886,10 +936,6 @@ static int __init clockpro_init(void)
 		cp_table_bytes(nbuckets) >> 10, nbuckets, 1ULL << cp.table.shift);
 	return 0;
 
-err_dead:
-	mutex_lock(&cp.knob_lock);
-	cp_live = false;
-	mutex_unlock(&cp.knob_lock);
 err_free_lruvecs:
 	vfree(cp.lruvecs);
 err_free_hist:

@@ -30,13 +30,19 @@
  *	      follows a lruvec pointer (the probes get theirs from the
  *	      kernel, alive for the call).
  *
- * Handlers live in .kprobes.text (__kprobes), where no probe can land.
+ * Attachment (see "Attachment" below): the four hooks every page passes
+ * (eviction, insertion, refault, folio_mark_accessed()) are ftrace
+ * callbacks; the others kprobes.  Observe mode arms only eviction,
+ * insertion, refault and the memcg's end; the rest are armed while
+ * enforcing.  Kprobe handlers live in .kprobes.text (__kprobes), where no
+ * probe can land; ftrace callbacks are notrace and take the recursion lock.
  * All handlers run with preemption disabled (the eviction one with IRQs
  * off); none sleeps or allocates, and each does bounded work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
@@ -47,9 +53,22 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/swap.h>
+#include <linux/workqueue.h>
 
 #include "clockpro.h"
 #include "clockpro/compat.h"
+
+/*
+ * The cost breakdown (docs/cost.md, selftests/vm/cost-breakdown.sh): a
+ * build with CP_COST_STAGE=N cuts the per-page handlers short after stage
+ * N, 1: the attachment alone; 2: and the page's identity and hash; 3: and
+ * the table; 4: all that observing does, and enforce's policy operations
+ * find and lock their slot, then stop.  0, the default: the whole module.
+ */
+#ifndef CP_COST_STAGE
+#define CP_COST_STAGE		0
+#endif
+#define cp_cost_stop(n)		(CP_COST_STAGE && CP_COST_STAGE <= (n))
 
 /* === Page identity and lruvecs === */
 
@@ -195,7 +214,26 @@ static u64 cp_lruvec_free(struct lruvec *lruvec)
 /* === Adaptive state per lruvec === */
 
 #define CP_SLOT_PROBES		8
+#define CP_GONE_BATCH		16	/* expiries applied together */
 #define CP_SLOT_STALE		(60 * HZ)
+
+/*
+ * Slots whose lruvec counts pages inserted since its last reuse (the idle
+ * rule's quiet run, cp_policy_new_page()).  Changed under the slot's lock
+ * with the count itself.  While it is zero no read can end a quiet run,
+ * and folio_mark_accessed() on a hot page returns at once: the price of
+ * enforce mode on a cached read.
+ */
+static atomic_t cp_quiet_slots = ATOMIC_INIT(0);
+
+/* @s's quiet run ends (or the slot goes), slot lock held. */
+static void cp_slot_unquiet(struct cp_lruvec_slot *s)
+{
+	if (s->st.quiet) {
+		s->st.quiet = 0;
+		atomic_dec(&cp_quiet_slots);
+	}
+}
 
 static inline struct cp_lruvec_slot *cp_slot_at(struct lruvec *lruvec, int i)
 {
@@ -214,10 +252,11 @@ static void cp_slot_claim(struct cp_lruvec_slot *s, struct lruvec *lruvec)
 	struct mem_cgroup *memcg = mem_cgroup_disabled() ? NULL :
 				   lruvec_memcg(lruvec);
 
+	cp_slot_unquiet(s);	/* a stale slot taken over */
 	memset(&s->st, 0, sizeof(s->st));
 	memset(&s->sz, 0, sizeof(s->sz));
 	memset(&s->lc, 0, sizeof(s->lc));
-	s->target = 0;
+	s->gone = 0;
 	s->memcg_id = memcg ? mem_cgroup_id(memcg) : 0;
 	s->cgroup_ino = memcg ? cgroup_ino(memcg->css.cgroup) : 0;
 	s->nid = lruvec_pgdat(lruvec)->node_id;
@@ -273,8 +312,10 @@ static bool cp_slot_release(struct cp_lruvec_slot *s, void *key)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	released = s->lruvec && (!key || s->lruvec == key);
-	if (released)
+	if (released) {
+		cp_slot_unquiet(s);
 		WRITE_ONCE(s->lruvec, NULL);
+	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return released;
 }
@@ -368,6 +409,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	struct cp_lru_sizes sz;
 	unsigned long flags;
 	bool done = false;
+	bool quiet;
 	u64 dist;
 
 	if (!s) {
@@ -378,13 +420,34 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	if (s->lruvec != lruvec)
 		goto out_unlock;	/* the slot was taken over */
 	s->last_used = jiffies;
-	if (op == CP_OP_EVICTED) {
+	if (cp_cost_stop(4))
+		goto out_unlock;
+	quiet = s->st.quiet;
+	switch (op) {
+	case CP_OP_EVICTED:
 		cp_lclock_advance(&s->lc, cp_lclock_shift(&cp.table), a->now,
 				  a->arg);
-		if (!a->gone) {
+		/*
+		 * Expired test periods grow the target by their number: a
+		 * batch of them at a time costs one read of the sizes.
+		 */
+		s->gone += a->gone;
+		if (s->gone < CP_GONE_BATCH) {
 			done = true;	/* the clock alone: no sizes needed */
 			goto out_unlock;
 		}
+		a->gone = s->gone;
+		s->gone = 0;
+		break;
+	case CP_OP_NEW_PAGE:
+		if (cp_policy_new_page_quick(p, &s->st, &s->sz)) {
+			a->result = CP_KEEP_COLD;
+			done = true;
+			goto out_quiet;
+		}
+		break;
+	default:
+		break;
 	}
 	cp_lruvec_sizes(lruvec, &sz);
 	sz.clock = s->lc.now;
@@ -420,9 +483,11 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		cp_policy_reused(&s->st);
 		break;
 	}
-	s->sz = sz;
-	s->target = s->st.target ? cp_policy_target(p, &s->st, &sz) : 0;
+	s->sz = sz;	/* for the readers; the target is theirs to work out */
 	done = true;
+out_quiet:
+	if (quiet != !!s->st.quiet)
+		atomic_add(quiet ? -1 : 1, &cp_quiet_slots);
 out_unlock:
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return done;
@@ -474,13 +539,13 @@ static bool cp_shadow_take(struct folio *folio)
 	return READ_ONCE(*slot) == folio && cmpxchg(slot, folio, NULL) == folio;
 }
 
-static int __kprobes cp_refault_pre(struct kprobe *kp, struct pt_regs *regs)
+/* workingset_refault(folio, shadow) */
+static void cp_refault(struct folio *folio)
 {
-	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
-
+	if (cp_cost_stop(1))
+		return;
 	WRITE_ONCE(cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)], folio);
 	cp_count(CP_STAT_SHADOW, folio_nr_pages(folio));
-	return 0;
 }
 
 /*
@@ -577,27 +642,52 @@ count:
 
 /* === Eviction === */
 
-static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
+/* workingset_eviction(folio, target_memcg) */
+/* Enforce: the lruvec's own clock counts every eviction, as the table's. */
+static noinline void cp_enforce_evicted(struct folio *folio, unsigned long nr,
+					u64 when, u32 gone)
 {
-	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
-	unsigned int res[CP_REMEMBER_RACED + 1] = { 0 };
-	struct cp_op_args a = { 0 };
+	struct cp_op_args a = { .arg = nr, .now = when, .gone = gone };
+
+	cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
+}
+
+static void cp_eviction(struct folio *folio)
+{
+	u32 eflags, gone, expired = 0, displaced = 0, raced = 0;
 	unsigned long i, nr;
-	u32 eflags, gone, expired = 0;
 	struct cp_key k;
 	u64 when;
 
+	if (cp_cost_stop(1))
+		return;
 	if (!cp_folio_key(folio, &k))
-		return 0;
+		return;
+	if (cp_cost_stop(2)) {
+		when = cp_key_page(&k, 0);
+		OPTIMIZER_HIDE_VAR(when);
+		return;
+	}
 	nr = folio_nr_pages(folio);
 	eflags = folio_test_workingset(folio) && !cp_disowned_take(folio) ?
 		 CP_FLAG_ACTIVE : 0;
 	when = cp_table_clock_advance(&cp.table, nr);
 	for (i = 0; i < nr; i++) {
-		res[cp_table_remember(&cp.table, cp_key_page(&k, i), when,
-				      eflags, &gone)]++;
+		switch (cp_table_remember(&cp.table, cp_key_page(&k, i), when,
+					  eflags, &gone)) {
+		case CP_REMEMBER_DISPLACED:
+			displaced++;
+			break;
+		case CP_REMEMBER_RACED:
+			raced++;
+			break;
+		default:
+			break;
+		}
 		expired += gone;
 	}
+	if (cp_cost_stop(3))
+		return;
 	cp_verify_evicted(&k, nr, when);
 
 	cp_count(CP_STAT_EVICTIONS, nr);
@@ -607,20 +697,14 @@ static int __kprobes cp_eviction_pre(struct kprobe *kp, struct pt_regs *regs)
 		cp_count(CP_STAT_SWAP_EVICTIONS, nr);
 	if (expired)
 		cp_count(CP_STAT_EXPIRED, expired);
-	if (res[CP_REMEMBER_DISPLACED])
-		cp_count(CP_STAT_DISPLACED, res[CP_REMEMBER_DISPLACED]);
-	if (res[CP_REMEMBER_RACED])
-		cp_count(CP_STAT_RACED, res[CP_REMEMBER_RACED]);
+	if (displaced)
+		cp_count(CP_STAT_DISPLACED, displaced);
+	if (raced)
+		cp_count(CP_STAT_RACED, raced);
 
-	if (cp_enforcing()) {
-		/* the lruvec's own clock counts every eviction, as the table's */
-		a.arg = nr;
-		a.now = when;
-		if (!k.swap)
-			a.gone = expired + res[CP_REMEMBER_DISPLACED];
-		cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
-	}
-	return 0;
+	if (cp_enforcing())
+		cp_enforce_evicted(folio, nr, when,
+				   k.swap ? 0 : expired + displaced);
 }
 
 /* === Insertion === */
@@ -675,28 +759,39 @@ static void cp_hist_add(u64 distance)
 	this_cpu_inc(cp.hist->rows[cp_hist_row(distance)]);
 }
 
-static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
+/* folio_add_lru(folio) */
+static void cp_add_lru(struct folio *folio)
 {
-	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
 	struct cp_refault r, best = { .distance = U64_MAX };
 	unsigned long i, nr, hits = 0;
 	struct cp_key k;
+	unsigned long f;
 	bool shadow;
 	u64 now;
 
+	if (cp_cost_stop(1))
+		return;
+	f = cp_folio_flags(folio);
 	/* New cache folios are locked and not yet read; putbacks are not. */
-	if (!folio_test_locked(folio) || folio_test_uptodate(folio))
-		return 0;
-	if (!folio_test_swapcache(folio) && folio_test_swapbacked(folio))
-		return 0;	/* anonymous or shmem, not in swap cache */
+	if ((f & (BIT(PG_locked) | BIT(PG_uptodate))) != BIT(PG_locked))
+		return;
+	/* anonymous or shmem, not in swap cache (which is swap-backed too) */
+	if ((f & (BIT(PG_swapbacked) | BIT(PG_swapcache))) == BIT(PG_swapbacked))
+		return;
 	if (!cp_folio_key(folio, &k))
-		return 0;
+		return;
+	if (cp_cost_stop(2)) {
+		now = cp_key_page(&k, 0);
+		OPTIMIZER_HIDE_VAR(now);
+		return;
+	}
 
 	shadow = cp_shadow_take(folio);
 	nr = folio_nr_pages(folio);
 	now = cp_table_clock(&cp.table);
 	for (i = 0; i < nr; i++) {
-		if (!cp_table_lookup(&cp.table, cp_key_page(&k, i), now, &r))
+		if (!cp_table_lookup(&cp.table, cp_key_page(&k, i), now, &r) ||
+		    cp_cost_stop(3))
 			continue;
 		hits++;
 		cp_hist_add(r.distance);
@@ -705,6 +800,8 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 			best = r;
 	}
 
+	if (cp_cost_stop(3))
+		return;
 	cp_count(CP_STAT_INSERTIONS, nr);
 	if (hits) {
 		cp_count(CP_STAT_REFAULTS, hits);
@@ -716,10 +813,12 @@ static int __kprobes cp_add_lru_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	if (!k.swap && cp_enforcing())
 		cp_enforce_insert(folio, hits, &best, now);
-	return 0;
 }
 
 /* === Enforce: hot references and the active target === */
+
+static void cp_rearm_work_fn(struct work_struct *work);
+static DECLARE_WORK(cp_rearm_work, cp_rearm_work_fn);
 
 /*
  * Any reuse ends the hot set's idleness (cp_policy_reused()); the slot lock
@@ -732,6 +831,33 @@ static void cp_reused(struct lruvec *lruvec)
 
 	if (s && READ_ONCE(s->st.quiet))
 		cp_policy_op(lruvec, CP_OP_REUSED, &a);
+}
+
+/* A cold page's second reference: the kernel activates it now. */
+static noinline void cp_cold_hit(struct folio *folio)
+{
+	struct cp_op_args a = { 0 };
+
+	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
+	if (cp_folio_meta(folio))
+		a.arg |= CP_FLAG_META;
+	else if (READ_ONCE(cp.params.idle_pct))
+		folio_set_workingset(folio);	/* the kernel activates it */
+	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
+		cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
+			 CP_STAT_COLD_HITS, 1);
+}
+
+/*
+ * The idle rule wants these: a hot page read again, or the first read of
+ * a demoted one (inactive, so not PG_referenced here: PG_workingset alone
+ * counts).
+ */
+static noinline void cp_maybe_reused(struct folio *folio)
+{
+	if (READ_ONCE(cp.params.idle_pct) && !cp_folio_meta(folio) &&
+	    (folio_test_referenced(folio) || folio_test_workingset(folio)))
+		cp_reused(cp_folio_lruvec(folio));
 }
 
 /*
@@ -751,41 +877,36 @@ static void cp_reused(struct lruvec *lruvec)
  * device's pages (filesystem metadata, which the filesystem touches on
  * every read of a file) prove nothing about the hot set: they never end
  * its idleness.
+ *
+ * The flags are read once: this runs on every buffered read of a cached
+ * page while enforcing, and its common case, a hot page read again while
+ * no lruvec counts a quiet run, is a handful of instructions.
  */
-static int __kprobes cp_accessed_pre(struct kprobe *kp, struct pt_regs *regs)
+static void cp_accessed(struct folio *folio)
 {
-	struct folio *folio = (void *)regs_get_kernel_argument(regs, 0);
-	struct cp_op_args a = { 0 };
+	unsigned long f;
 
-	if (!cp_enforcing())
-		return 0;
-	/* read at last: the bit the module disowned at insertion goes */
-	if (folio_test_workingset(folio) && cp_disowned_take(folio))
+	if (cp_cost_stop(1) || !cp_enforcing())
+		return;
+	f = cp_folio_flags(folio);
+	/*
+	 * Read at last: the bit the module disowned at insertion goes.  Its
+	 * first read finds it without PG_referenced.
+	 */
+	if ((f & (BIT(PG_referenced) | BIT(PG_workingset))) ==
+	    BIT(PG_workingset) && cp_disowned_take(folio))
 		folio_clear_workingset(folio);
-	if (!folio_test_lru(folio) || folio_test_swapbacked(folio) ||
-	    folio_test_unevictable(folio))
-		return 0;
-	if (folio_test_active(folio) || !folio_test_referenced(folio)) {
-		/*
-		 * Only the idle rule wants these: a hot page read again, or
-		 * the first read of a demoted one (inactive, so not
-		 * PG_referenced here: PG_workingset alone counts).
-		 */
-		if (READ_ONCE(cp.params.idle_pct) && !cp_folio_meta(folio) &&
-		    (folio_test_referenced(folio) ||
-		     folio_test_workingset(folio)))
-			cp_reused(cp_folio_lruvec(folio));
-		return 0;
+	if ((f & (BIT(PG_lru) | BIT(PG_swapbacked) | BIT(PG_unevictable))) !=
+	    BIT(PG_lru))
+		return;
+	if ((f & (BIT(PG_active) | BIT(PG_referenced))) ==
+	    BIT(PG_referenced)) {
+		cp_cold_hit(folio);
+		return;
 	}
-	a.arg = folio_test_workingset(folio) ? CP_FLAG_ACTIVE : 0;
-	if (cp_folio_meta(folio))
-		a.arg |= CP_FLAG_META;
-	else if (READ_ONCE(cp.params.idle_pct))
-		folio_set_workingset(folio);	/* the kernel activates it */
-	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
-		cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
-			 CP_STAT_COLD_HITS, 1);
-	return 0;
+	/* only while some lruvec counts a quiet run can a read end it */
+	if (atomic_read(&cp_quiet_slots))
+		cp_maybe_reused(folio);
 }
 
 /*
@@ -884,13 +1005,10 @@ static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
 }
 
 static struct kretprobe cp_referenced_probe = {
-	.kp.symbol_name = "folio_referenced",
 	.entry_handler = cp_referenced_entry,
 	.handler = cp_referenced_ret,
 	.data_size = sizeof(struct cp_referenced_data),
 };
-
-static bool cp_referenced_registered;
 
 /*
  * Target of the override-return in cp_shrink_active_pre(): the probed
@@ -1039,133 +1157,316 @@ static int __kprobes cp_mglru_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (cp_enforcing()) {
 		WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+		schedule_work(&cp_rearm_work);	/* disarm its hooks */
 		cp_count(CP_STAT_MGLRU_SEEN, 1);
 		pr_warn_ratelimited("MGLRU reclaim is running: enforce mode has no lever there, back to observe\n");
 	}
 	return 0;
 }
 
-/* === Registration === */
+/* === Attachment === */
 
+/*
+ * The four hooks every page passes through (insertion, eviction, refault,
+ * and each read while enforcing) are ftrace callbacks: the function's
+ * fentry call reaches the handler through a trampoline of its own, which
+ * saves only the argument registers.  A kprobe at the same place costs
+ * three times that (all registers saved, the kprobe looked up in a hash
+ * table, the kprobe state switched around the handler).  The hooks that
+ * need what only a kprobe gives stay kprobes: the override-return of
+ * shrink_active_list(), the return value of folio_referenced(); they run
+ * once per reclaim batch, or once per scanned active page.
+ *
+ * An ftrace callback may run with preemption on and may nest in an
+ * interrupt: the recursion lock, taken first, disables preemption and
+ * refuses to nest in the same context, as a kprobe would.
+ */
+static __always_inline void cp_ftrace_call(void (*handler)(struct folio *),
+					   unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_regs *fregs)
+{
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+
+	if (bit < 0)
+		return;
+	handler((struct folio *)cp_fregs_arg(fregs, 0));
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* One callback per hook: ftrace passes the function's arguments. */
+#define CP_DEFINE_FTRACE_CALLBACK(name, handler)			\
+static void notrace name(unsigned long ip, unsigned long parent_ip,	\
+			 struct ftrace_ops *ops, struct ftrace_regs *fregs) \
+{									\
+	cp_ftrace_call(handler, ip, parent_ip, fregs);			\
+}
+
+CP_DEFINE_FTRACE_CALLBACK(cp_eviction_fn, cp_eviction)
+CP_DEFINE_FTRACE_CALLBACK(cp_add_lru_fn, cp_add_lru)
+CP_DEFINE_FTRACE_CALLBACK(cp_refault_fn, cp_refault)
+CP_DEFINE_FTRACE_CALLBACK(cp_accessed_fn, cp_accessed)
+
+/*
+ * Which hooks are armed depends on the mode: observing needs insertion,
+ * eviction, refault and the memcg's end; the others act only while
+ * enforcing, and are disarmed while observing, so that a cached read
+ * pays nothing at all then.  Every hook is resolved at load, armed or
+ * not: a kernel without one fails the load, not a later mode switch.
+ */
 struct cp_hook {
-	struct kprobe kp;
+	const char *symbol;
 	bool required;		/* load fails without it */
-	bool registered;
+	bool enforce;		/* armed only while enforcing */
+	struct kprobe *kp;	/* a kprobe ... */
+	struct kretprobe *rp;	/* ... a kretprobe ... */
+	struct ftrace_ops *ops;	/* ... or an ftrace callback */
+	bool resolved;		/* registered (disabled) or filter set */
+	bool armed;
 };
 
+static struct kprobe cp_shrink_active_kp = {
+	.pre_handler = cp_shrink_active_pre,
+};
+
+static struct kprobe cp_mglru_kp = {
+	.pre_handler = cp_mglru_pre,
+};
+
+static struct kprobe cp_memcg_free_kp = {
+	.pre_handler = cp_memcg_free_pre,
+};
+
+static struct ftrace_ops cp_eviction_ops = { .func = cp_eviction_fn };
+static struct ftrace_ops cp_add_lru_ops = { .func = cp_add_lru_fn };
+static struct ftrace_ops cp_refault_ops = { .func = cp_refault_fn };
+static struct ftrace_ops cp_accessed_ops = { .func = cp_accessed_fn };
+
 static struct cp_hook cp_hooks[] = {
-	{ .kp = { .symbol_name = "workingset_eviction",
-		  .pre_handler = cp_eviction_pre }, .required = true },
-	{ .kp = { .symbol_name = "folio_add_lru",
-		  .pre_handler = cp_add_lru_pre }, .required = true },
-	{ .kp = { .symbol_name = "workingset_refault",
-		  .pre_handler = cp_refault_pre }, .required = true },
-	{ .kp = { .symbol_name = "shrink_active_list",
-		  .pre_handler = cp_shrink_active_pre }, .required = true },
-	{ .kp = { .symbol_name = "folio_mark_accessed",
-		  .pre_handler = cp_accessed_pre }, .required = true },
-	{ .kp = { .symbol_name = "evict_folios",
-		  .pre_handler = cp_mglru_pre } },
-	{ .kp = { .symbol_name = "mem_cgroup_css_free",
-		  .pre_handler = cp_memcg_free_pre }, .required = true },
+	{ .symbol = "workingset_eviction", .ops = &cp_eviction_ops,
+	  .required = true },
+	{ .symbol = "folio_add_lru", .ops = &cp_add_lru_ops,
+	  .required = true },
+	{ .symbol = "workingset_refault", .ops = &cp_refault_ops,
+	  .required = true },
+	{ .symbol = "mem_cgroup_css_free", .kp = &cp_memcg_free_kp,
+	  .required = true },
+	{ .symbol = "folio_mark_accessed", .ops = &cp_accessed_ops,
+	  .required = true, .enforce = true },
+	{ .symbol = "shrink_active_list", .kp = &cp_shrink_active_kp,
+	  .required = true, .enforce = true },
+	{ .symbol = "folio_referenced", .rp = &cp_referenced_probe,
+	  .required = true, .enforce = true },
+	{ .symbol = "evict_folios", .kp = &cp_mglru_kp, .enforce = true },
 };
 
 /**
  * cp_hooks_describe - name and state of hook @i, for the stats file
  * @i: hook index
- * @active: set to whether the hook is registered
+ * @armed: set to whether the hook is armed now
  *
- * Return: the probed symbol, or NULL past the last hook.
+ * Return: the probed symbol, or NULL past the last hook.  An optional
+ * hook this kernel lacks is never armed.
  */
-const char *cp_hooks_describe(unsigned int i, bool *active)
+const char *cp_hooks_describe(unsigned int i, bool *armed)
 {
 	if (i >= ARRAY_SIZE(cp_hooks))
 		return NULL;
-	*active = cp_hooks[i].registered;
-	return cp_hooks[i].kp.symbol_name;
+	*armed = READ_ONCE(cp_hooks[i].armed);
+	return cp_hooks[i].symbol;
 }
 
-/**
- * cp_hooks_unregister - remove every registered probe
- *
- * Waits for running handlers, and for tasks that may still be on their
- * way out through cp_skip_stub(), so the module text can be freed.
- */
-void cp_hooks_unregister(void)
+static struct kprobe *cp_hook_kprobe(struct cp_hook *h)
 {
-	struct kprobe *kps[ARRAY_SIZE(cp_hooks)];
-	int i, n = 0;
+	return h->rp ? &h->rp->kp : h->kp;
+}
 
-	if (cp_referenced_registered) {
-		unregister_kretprobe(&cp_referenced_probe);
-		cp_referenced_registered = false;
-		if (cp_referenced_probe.nmissed)
-			pr_info("folio_referenced: %d returns missed\n",
-				cp_referenced_probe.nmissed);
+static int cp_hook_arm(struct cp_hook *h)
+{
+	int ret;
+
+	if (h->armed || !h->resolved)
+		return 0;
+	if (h->ops)
+		ret = register_ftrace_function(h->ops);
+	else
+		ret = enable_kprobe(cp_hook_kprobe(h));
+	if (ret) {
+		pr_err("cannot arm the hook on %s: error %d\n", h->symbol, ret);
+		return ret;
 	}
-	/* one batch: one round of text patching, one grace period */
-	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
-		if (cp_hooks[i].registered)
-			kps[n++] = &cp_hooks[i].kp;
-	if (n)
-		unregister_kprobes(kps, n);
-	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
-		if (!cp_hooks[i].registered)
-			continue;
-		cp_hooks[i].registered = false;
-		if (cp_hooks[i].kp.nmissed)
-			pr_info("%s: %lu hits missed\n",
-				cp_hooks[i].kp.symbol_name,
-				cp_hooks[i].kp.nmissed);
-	}
-	synchronize_rcu_tasks();
+	WRITE_ONCE(h->armed, true);
+	return 0;
+}
+
+static void cp_hook_disarm(struct cp_hook *h)
+{
+	int ret;
+
+	if (!h->armed)
+		return;
+	if (h->ops)
+		ret = unregister_ftrace_function(h->ops);
+	else
+		ret = disable_kprobe(cp_hook_kprobe(h));
+	if (ret)	/* the hook stays, and its handler checks the mode */
+		pr_warn("cannot disarm the hook on %s: error %d\n",
+			h->symbol, ret);
+	else
+		WRITE_ONCE(h->armed, false);
 }
 
 /**
- * cp_hooks_register - register all probes, all or nothing
+ * cp_hooks_arm - arm the hooks of a mode, disarm the others
+ * @enforce: arm the enforce mode's hooks too
  *
- * Return: 0, or the errno of the first required probe that failed (after
- * one dmesg line naming it); nothing stays registered on failure.
+ * Called with knob_lock held, before the mode is published when it
+ * becomes enforce and after when it becomes observe: a handler always
+ * checks the mode, so one armed a little early or disarmed a little late
+ * does nothing.  Process context.
+ *
+ * Return: 0, or the errno of a hook that could not be armed (after one
+ * dmesg line naming it); the enforce hooks are then all disarmed.
  */
-int cp_hooks_register(void)
+int cp_hooks_arm(bool enforce)
 {
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
-		struct kprobe *kp = &cp_hooks[i].kp;
-		const char *sym = kp->symbol_name;
-		kprobe_pre_handler_t pre = kp->pre_handler;
+		struct cp_hook *h = &cp_hooks[i];
 
-		/* A struct kprobe cannot be registered twice unless reset. */
-		memset(kp, 0, sizeof(*kp));
-		kp->symbol_name = sym;
-		kp->pre_handler = pre;
-		ret = register_kprobe(kp);
+		if (h->enforce && !enforce) {
+			cp_hook_disarm(h);
+			continue;
+		}
+		ret = cp_hook_arm(h);
+		if (ret)
+			goto err_disarm;
+	}
+	return 0;
+
+err_disarm:
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
+		if (cp_hooks[i].enforce)
+			cp_hook_disarm(&cp_hooks[i]);
+	return ret;
+}
+
+/* MGLRU seen while enforcing (cp_mglru_pre()): disarm, in process context. */
+static void cp_rearm_work_fn(struct work_struct *work)
+{
+	cp_hooks_follow_mode();
+}
+
+static void cp_hook_release(struct cp_hook *h)
+{
+	if (!h->resolved)
+		return;
+	if (h->ops) {
+		if (h->armed)
+			unregister_ftrace_function(h->ops);
+		ftrace_free_filter(h->ops);
+	} else if (h->rp) {
+		unregister_kretprobe(h->rp);
+		if (h->rp->nmissed)
+			pr_info("%s: %d returns missed\n", h->symbol,
+				h->rp->nmissed);
+	} else {
+		unregister_kprobe(h->kp);
+		if (h->kp->nmissed)
+			pr_info("%s: %lu hits missed\n", h->symbol,
+				h->kp->nmissed);
+	}
+	WRITE_ONCE(h->armed, false);
+	h->resolved = false;
+}
+
+/* Remove every hook; wait for running handlers and cp_skip_stub() users. */
+static void cp_hooks_release(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
+		cp_hook_release(&cp_hooks[i]);
+	synchronize_rcu_tasks();
+}
+
+/**
+ * cp_hooks_unregister - remove every hook
+ *
+ * Waits for running handlers, for tasks that may still be on their way
+ * out through cp_skip_stub(), and for the work that disarms hooks, so the
+ * module text can be freed.  Process context, knob_lock not held.
+ */
+void cp_hooks_unregister(void)
+{
+	cp_hooks_release();
+	/* no hook left to queue it; it finds the module no longer live */
+	cancel_work_sync(&cp_rearm_work);
+}
+
+/* Resolve @h: registered disabled, or its ftrace filter set. */
+static int cp_hook_resolve(struct cp_hook *h)
+{
+	struct kprobe *kp;
+	char buf[KSYM_NAME_LEN];
+
+	if (h->ops) {
+		strscpy(buf, h->symbol, sizeof(buf));
+		return ftrace_set_filter(h->ops, buf, strlen(buf), 1);
+	}
+	/* A struct kprobe cannot be registered twice unless reset. */
+	kp = cp_hook_kprobe(h);
+	kp->addr = NULL;
+	kp->flags = KPROBE_FLAG_DISABLED;
+	kp->nmissed = 0;
+	kp->symbol_name = h->symbol;
+	if (h->rp) {
+		h->rp->nmissed = 0;
+		return register_kretprobe(h->rp);
+	}
+	return register_kprobe(kp);
+}
+
+/**
+ * cp_hooks_register - resolve every hook, arm those of the mode
+ * @enforce: arm the enforce mode's hooks too
+ *
+ * All or nothing.  Called with knob_lock held; on failure the caller, once
+ * it has dropped the lock, calls cp_hooks_unregister() for the work a hook
+ * may have queued.
+ *
+ * Return: 0, or the errno of the first required hook that failed (after
+ * one dmesg line naming it); nothing stays registered on failure.
+ */
+int cp_hooks_register(bool enforce)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
+		struct cp_hook *h = &cp_hooks[i];
+
+		ret = cp_hook_resolve(h);
 		if (ret) {
-			if (!cp_hooks[i].required) {
+			if (h->ops)
+				ftrace_free_filter(h->ops);
+			if (!h->required) {
 				pr_info("optional hook %s unavailable (%d)\n",
-					sym, ret);
+					h->symbol, ret);
 				continue;
 			}
 			pr_err("cannot hook %s: error %d; this kernel is not supported\n",
-			       sym, ret);
+			       h->symbol, ret);
 			goto err_unregister;
 		}
-		cp_hooks[i].registered = true;
+		h->resolved = true;
 	}
-	memset(&cp_referenced_probe.kp, 0, sizeof(cp_referenced_probe.kp));
-	cp_referenced_probe.kp.symbol_name = "folio_referenced";
-	cp_referenced_probe.nmissed = 0;
-	ret = register_kretprobe(&cp_referenced_probe);
-	if (ret) {
-		pr_err("cannot hook folio_referenced: error %d; this kernel is not supported\n",
-		       ret);
+	ret = cp_hooks_arm(enforce);
+	if (ret)
 		goto err_unregister;
-	}
-	cp_referenced_registered = true;
 	return 0;
 
 err_unregister:
-	cp_hooks_unregister();
+	cp_hooks_release();
 	return ret;
 }

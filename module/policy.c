@@ -405,6 +405,32 @@ static bool cp_idle_may_begin(const struct cp_lru_sizes *sz)
 }
 
 /**
+ * cp_policy_new_page_quick - count a new page without fresh sizes, if it can
+ * @p: parameters
+ * @s: lruvec state (need not be initialised)
+ * @last: the LRU sizes of the lruvec's last decision
+ *
+ * Most new pages only lengthen the quiet run: while no idle episode is
+ * under way and the run stays short of the idle window by the sizes last
+ * read, cp_policy_new_page() would count the page and keep it cold.  The
+ * sizes change by a page or so per insertion, and reading them costs more
+ * than the rest of the decision: the window is judged on @last.
+ *
+ * Return: true if the page was counted (keep it cold); false if the caller
+ * must call cp_policy_new_page() with the current sizes.
+ */
+bool cp_policy_new_page_quick(const struct cp_policy_params *p,
+			      struct cp_lru_state *s,
+			      const struct cp_lru_sizes *last)
+{
+	if (s->idle_on || !cp_lru(last) ||
+	    cp_quiet_after(p, s, last, s->quiet + 1))
+		return false;
+	s->quiet++;
+	return true;
+}
+
+/**
  * cp_policy_new_page_needs_free - will the next new page read @sz->free
  * @p: parameters
  * @s: lruvec state (need not be initialised)

@@ -6,6 +6,7 @@
 #ifndef _CLOCKPRO_COMPAT_H
 #define _CLOCKPRO_COMPAT_H
 
+#include <linux/ftrace.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/ptrace.h>
@@ -21,6 +22,23 @@ static inline unsigned long cp_folio_swap_val(struct folio *folio)
 	return folio_swap_entry(folio).val;
 #endif
 }
+
+/* A folio's flags word, read once (PG_* bits). */
+static inline unsigned long cp_folio_flags(struct folio *folio)
+{
+	return READ_ONCE(folio->flags);
+}
+
+/*
+ * Argument @n of the function an ftrace callback was called for.  6.1's
+ * struct ftrace_regs is a struct pt_regs; later kernels hide it behind
+ * accessors.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define cp_fregs_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#else
+#define cp_fregs_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
 
 /*
  * The head of mm/vmscan.c's private struct scan_control, up to the fields

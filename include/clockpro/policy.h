@@ -112,6 +112,9 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 				   struct cp_lru_state *s,
 				   const struct cp_lru_sizes *sz);
+bool cp_policy_new_page_quick(const struct cp_policy_params *p,
+			      struct cp_lru_state *s,
+			      const struct cp_lru_sizes *last);
 bool cp_policy_new_page_needs_free(const struct cp_policy_params *p,
 				   const struct cp_lru_state *s,
 				   const struct cp_lru_sizes *sz);

@@ -9,7 +9,8 @@
 # OPT from the simulator for the same access pattern at 5000 pages (the
 # guest's exact sequence is not replayed: OPT is for scale; none for the
 # hot set, whose figure counts only the hot reads), writes
-# .build/bench/results.csv and one PNG per kernel.
+# .build/bench/results.csv and one PNG per kernel.  The CPU-cost part of
+# `make bench` is bench-cost.sh.
 #
 #   bench.sh [--build DIR] [--reps N] [--jobs N] KVER...
 set -u

@@ -16,6 +16,12 @@
 #                     multi).  Under multi-threaded TCG a vCPU can run code
 #                     another vCPU has just rewritten (kprobe registration):
 #                     module reload stress needs single (docs/safety.md)
+#   --icount          deterministic instruction counting: qemu -icount
+#                     shift=0,sleep=off, guest time advances 1 ns per guest
+#                     instruction (idle time is skipped, not slept), so the
+#                     guest's CPU-time clocks count instructions, whatever
+#                     the host's load; implies --tcg-thread single (icount
+#                     needs single-threaded TCG)
 #   --numa N          N NUMA nodes, one socket each (memory and CPUs split
 #                     evenly: --smp and --mem must be multiples of N)
 #   --lru-gen 0|1|default
@@ -64,6 +70,7 @@ MEM=256
 SMP=1
 NUMA=
 TCG_THREAD=multi
+ICOUNT=0
 LRU_GEN=default
 TIMEOUT=900
 APPEND=
@@ -94,6 +101,7 @@ while [ $# -gt 0 ]; do
 	--smp) SMP=${2:?}; shift 2 ;;
 	--numa) NUMA=${2:?}; shift 2 ;;
 	--tcg-thread) TCG_THREAD=${2:?}; shift 2 ;;
+	--icount) ICOUNT=1; shift ;;
 	--lru-gen) LRU_GEN=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--append) APPEND=${APPEND:+$APPEND }${2?}; shift 2 ;;
@@ -123,6 +131,8 @@ KERNEL=/boot/vmlinuz-$KVER
 [ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER"
 case $LRU_GEN in 0|1|default) ;; *) die "--lru-gen must be 0, 1 or default" ;; esac
 case $TCG_THREAD in single|multi) ;; *) die "--tcg-thread must be single or multi" ;; esac
+# icount is only supported by single-threaded TCG
+[ "$ICOUNT" = 0 ] || TCG_THREAD=single
 case $MEM$SMP$TIMEOUT${SWAP_MB:-0}${NUMA:-0} in *[!0-9]*) die "--mem/--smp/--timeout/--swap/--numa take numbers" ;; esac
 if [ -n "$NUMA" ] && { [ "$NUMA" -lt 1 ] || [ $((SMP % NUMA)) != 0 ] || [ $((MEM % NUMA)) != 0 ]; }; then
 	die "--numa N needs --smp and --mem divisible by N"
@@ -163,12 +173,14 @@ rm -f "$CONSOLE" "$TAPLOG"
 
 CMDLINE="console=ttyS0 loglevel=5 panic_on_warn=1 oops=panic softlockup_panic=1 panic=-1"
 CMDLINE="$CMDLINE cptap=/dev/ttyS1 cptests=$TESTS cp_lru_gen=$LRU_GEN"
+[ "$ICOUNT" = 0 ] || CMDLINE="$CMDLINE cp_icount=1"
 
 QEMU=(qemu-system-x86_64 -accel "tcg,thread=$TCG_THREAD" -m "$MEM" -smp "$SMP"
 	-nographic -no-reboot -nic none -monitor none
 	-kernel "$KERNEL" -initrd "$INITRD"
 	-drive "file=$DISK,if=virtio,format=raw,snapshot=on"
 	-serial "file:$CONSOLE" -serial stdio)
+[ "$ICOUNT" = 0 ] || QEMU+=(-icount "shift=0,sleep=off")
 if [ -n "$NUMA" ]; then
 	# a socket per node: CPUs of one cache domain on two nodes make the
 	# kernel WARN (topology_sane())
@@ -196,7 +208,7 @@ if ! flock -n 9; then
 	flock 9
 fi
 echo "vmtest: kernel $KVER, mem ${MEM}M, smp $SMP, lru_gen $LRU_GEN," \
-	"module ${MODULE:-none}, timeout ${TIMEOUT}s, tests $TESTS" >&2
+	"tcg $TCG_THREAD$([ "$ICOUNT" = 0 ] || echo ", icount"), module ${MODULE:-none}, timeout ${TIMEOUT}s, tests $TESTS" >&2
 echo "vmtest: logs in $RUNDIR" >&2
 
 T0=$(date +%s.%N)

@@ -20,15 +20,16 @@ mkdir -p "$out"
 mutants=$(cat <<'EOF'
 nonres|distance always 0|r->distance = (u64)best_age << t->shift;|r->distance = 0;
 nonres|distance one step long|r->distance = (u64)best_age << t->shift;|r->distance = (u64)(best_age + 1) << t->shift;
-nonres|lookup never matches|if (!c \|\| (c & CP_CHECK_MASK) != check)|if (1)
-nonres|lookup does not consume|cp_cmpxchg32(&b[slot], best, 0) == best|cp_cmpxchg32(&b[slot], best, best) == best
+nonres|lookup never matches|if ((c & CP_CHECK_MASK) != check)|if (1)
+nonres|lookup does not consume|cp_cmpxchg32(&b[slot], best, 0) != best|cp_cmpxchg32(&b[slot], best, best) != best
 nonres|lookup takes the oldest match|if (cp_expired(age) \|\| age >= best_age)|if (cp_expired(age) \|\| (best && age <= best_age))
 nonres|lookup ignores expiry|if (cp_expired(age) \|\| age >= best_age)|if (age >= best_age)
 nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RANGE / 2 + 1;
 nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
-nonres|full bucket: slot 0 replaced|if (cp_age(c, now_ts) >= oldest) {|if (0) {
-nonres|full bucket: youngest replaced|if (cp_age(c, now_ts) >= oldest) {|if (!oldest \|\| cp_age(c, now_ts) < oldest) {
-nonres|expired slots not reused|if (c && cp_expired(cp_age(c, now_ts))) {|if (0) {
+nonres|full bucket: slot 0 replaced|if (rank < *best) {|if (0) {
+nonres|full bucket: youngest replaced|if (rank < *best) {|if (*best == ~0U \|\| rank > *best) {
+nonres|expired slots not cleared|if (i != keep && cp_rank(c, base) < CP_RANK_EMPTY &&|if (0 &&
+nonres|empty slots before expired ones|return cookie ? cookie - base : CP_RANK_EMPTY;|return cookie ? cookie - base : 0;
 nonres|10-bit timestamps|return (u32)(clock >> t->shift) & CP_TS_MASK;|return (u32)(clock >> t->shift) & 0x3ff;
 nonres|coarse steps (64 per capacity)|(1ULL << (CP_STEPS_SHIFT + 1))|(1ULL << (CP_STEPS_SHIFT - 2))
 nonres|check value 10 bits|u32 c = (u32)hash & CP_CHECK_MASK;|u32 c = (u32)hash & 0x3ff;
@@ -36,9 +37,14 @@ nonres|bucket from 8 low hash bits|u64 b = ((hash >> 32) * (u64)t->nbuckets) >> 
 nonres|flags not stored|(flags & CP_FLAG_ACTIVE) \||0 \|
 nonres|clock_advance returns the new clock|return (u64)cp_atomic64_add_return(nr, &t->clock) - nr;|return (u64)cp_atomic64_add_return(nr, &t->clock);
 nonres|count includes expired|if (c && !cp_expired(cp_age(c, now_ts)))|if (c)
-nonres|remember without cmpxchg|if (cp_cmpxchg32(&b[victim], old, cookie) == old)|if ((WRITE_ONCE(b[victim], cookie), 1))
-nonres|lookup without cmpxchg|if (cp_cmpxchg32(&b[slot], best, 0) == best) {|if ((WRITE_ONCE(b[slot], 0), 1)) {
-nonres|hash ignores the index|return cp_mix64(id + (u64)index * 0x9e3779b97f4a7c15ULL);|return cp_mix64(id + (u64)(index & 0xff) * 0x9e3779b97f4a7c15ULL);
+nonres|remember without cmpxchg|if (unlikely(cp_cmpxchg32(&b[victim], old, cookie) != old))|if (unlikely((WRITE_ONCE(b[victim], cookie), 0)))
+nonres|slow remember without cmpxchg|if (cp_cmpxchg32(&b[victim], old, cookie) == old) {|if ((WRITE_ONCE(b[victim], cookie), 1)) {
+nonres|expired victim taken on the fast path|return cp_remember_slow(b, base, cookie, 3, expired);|(void)0;
+nonres|remember: both halves of a word one slot|2 * j + CP_LO);|2 * j + 1 - CP_LO);
+nonres|lookup: lane of a match ignored|return 2 * ((bit & 31) - CP_CHECK_BITS) + (lane ^ CP_LO);|return 2 * ((bit & 31) - CP_CHECK_BITS) + CP_LO;
+nonres|lookup: word of a match off by one|return 2 * ((bit & 31) - CP_CHECK_BITS) + (lane ^ CP_LO);|return 2 * ((bit & 31) - CP_CHECK_BITS - 1) + (lane ^ CP_LO);
+nonres|lookup without cmpxchg|if (cp_cmpxchg32(&b[slot], best, 0) != best)|if ((WRITE_ONCE(b[slot], 0), 0))
+nonres|hash ignores the index|u64 b = ((u64)index ^ 0xe7037ed1a0b428dbULL)|u64 b = ((u64)(index & 0xff) ^ 0xe7037ed1a0b428dbULL)
 policy|grow does nothing|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);|s->target = cp_clamp_target(p, sz, s->target);
 policy|shrink grows|s->target = cp_clamp_target(p, sz, s->target - (s64)p->step);|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step);
 policy|target ignores the inactive floor|hi = min(hi, room);|(void)room;
@@ -65,6 +71,8 @@ policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / 
 policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
 policy|demoted page's hit shrinks|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (!s->target)
+policy|quick path during an episode|if (s->idle_on \|\| !cp_lru(last) \|\||if (!cp_lru(last) \|\|
+policy|quick path past the idle window|	    cp_quiet_after(p, s, last, s->quiet + 1))|	    0)
 policy|cold hit adapts nothing|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (1)
 policy|cold hit adapts while the hot set fills|return false;	/* the hot set has room: it fills */|;
 policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill_inactive)|if (0)

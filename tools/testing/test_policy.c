@@ -1442,6 +1442,47 @@ static void test_escape_hatches(void)
 	      s.age_kept == 1, "an aging step demoted");
 }
 
+/*
+ * cp_policy_new_page_quick() counts a page exactly as cp_policy_new_page()
+ * would with the same sizes, and declines whenever the full decision could
+ * be anything but "count it, keep it cold".
+ */
+static void test_new_page_quick(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s, ref;
+	struct cp_lru_sizes sz, none = { 0 };
+	int k, quick = 0, declined = 0, bad = 0;
+	u64 window;
+
+	fresh(&p, &s, &sz, 1500, 500);
+	p.idle_pct = 2;
+	window = 2000 * 2 / 100;		/* idle_pct of the LRU */
+	CHECK(!cp_policy_new_page_quick(&p, &s, &none) && !s.quiet,
+	      "no sizes read yet: declined");
+	for (k = 0; k < 200; k++) {
+		ref = s;
+		if (cp_policy_new_page_quick(&p, &s, &sz)) {
+			quick++;
+			bad += cp_policy_new_page(&p, &ref, &sz) != CP_KEEP_COLD ||
+			       memcmp(&ref, &s, sizeof(s)) != 0;
+		} else {
+			declined++;
+			bad += s.quiet != ref.quiet;	/* nothing counted */
+			sz.free = 0;
+			cp_policy_new_page(&p, &s, &sz);
+		}
+	}
+	CHECK(!bad, "quick path equals the full one (%d mismatches)", bad);
+	CHECK(quick == (int)window && declined == 200 - quick && s.idle_on,
+	      "quick up to the idle window (%llu pages): %d quick, %d full, episode %d",
+	      (unsigned long long)window, quick, declined, s.idle_on);
+	sz = sizes(150000, 50000);		/* the window far above the run */
+	k = (int)s.quiet;
+	CHECK(!cp_policy_new_page_quick(&p, &s, &sz) && (int)s.quiet == k,
+	      "episode under way: declined whatever the window");
+}
+
 static const struct cp_test tests[] = {
 	{ "defaults_validate", test_defaults },
 	{ "validate_rejects_bad_params", test_validate },
@@ -1459,6 +1500,7 @@ static const struct cp_test tests[] = {
 	{ "idle_needs_hot_set_and_full_memory", test_idle_begin },
 	{ "idle_target_holds_new_set", test_idle_target },
 	{ "escape_hatches", test_escape_hatches },
+	{ "new_page_quick", test_new_page_quick },
 };
 
 int main(int argc, char **argv)

@@ -97,6 +97,47 @@ else
 	good_write "$PAR/mode" enforce
 	good_write "$CP_DFS/mode" observe
 fi
+
+# Hooks follow the mode: observing arms only insertion, eviction, refault
+# and the memcg's end; a cached read (folio_mark_accessed) then reaches no
+# handler.  hooks_in KEY SYMBOL: SYMBOL is listed on the stats line KEY.
+hooks_in() {
+	awk -v k="$1" -v s="$2" '$1 == k { n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == s) f = 1 } END { exit !f }' "$CP_DFS/stats"
+}
+observe_hooks="workingset_eviction folio_add_lru workingset_refault mem_cgroup_css_free"
+enforce_hooks="folio_mark_accessed shrink_active_list folio_referenced"
+hooks_follow() {	# MODE
+	bad=
+	for h in $observe_hooks; do
+		hooks_in hooks "$h" || bad="$bad $h(not armed)"
+	done
+	for h in $enforce_hooks; do
+		if [ "$1" = enforce ]; then
+			hooks_in hooks "$h" || bad="$bad $h(not armed)"
+		else
+			hooks_in hooks_disarmed "$h" || bad="$bad $h(armed)"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		tap_ok "$1: the hooks of the mode armed, the others not"
+	else
+		tap_fail "$1: the hooks of the mode armed, the others not" "$bad; $(grep '^hooks' "$CP_DFS/stats" | tr '\n' ';')"
+	fi
+}
+hooks_follow observe
+if [ "$(cp_lru_gen)" != 1 ] && [ -e /sys/kernel/mm/lru_gen/enabled ]; then
+	echo enforce >"$CP_DFS/mode"
+	hooks_follow enforce
+	# MGLRU switched on under enforce: the first MGLRU reclaim drops
+	# the module to observe, and its enforce hooks are disarmed.
+	echo y >/sys/kernel/mm/lru_gen/enabled
+	cp_drop_caches
+	cpwork loop "$CP_DATA" "$(($(cp_cache_size) * 3 / 2 / 1048576 * 1048576))" 1 >/dev/null 2>&1 || true
+	sleep 1
+	tap_check "MGLRU reclaim under enforce: back to observe ($(cat "$CP_DFS/mode"))" test "$(cat "$CP_DFS/mode")" = observe
+	hooks_follow observe
+	echo n >/sys/kernel/mm/lru_gen/enabled
+fi
 cp_module_unload
 
 # Bad load-time parameters: the load fails, nothing stays behind.
