@@ -63,7 +63,8 @@
  * build with CP_COST_STAGE=N cuts the per-page handlers short after stage
  * N, 1: the attachment alone; 2: and the page's identity and hash; 3: and
  * the table; 4: all that observing does, and enforce's policy operations
- * find and lock their slot, then stop.  0, the default: the whole module.
+ * return at once; 5: they find and lock their slot, then stop.  0, the
+ * default: the whole module.
  */
 #ifndef CP_COST_STAGE
 #define CP_COST_STAGE		0
@@ -405,13 +406,16 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 				   struct cp_op_args *a)
 {
 	const struct cp_policy_params *p = &cp.params;
-	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
+	struct cp_lruvec_slot *s;
 	struct cp_lru_sizes sz;
 	unsigned long flags;
 	bool done = false;
 	bool quiet;
 	u64 dist;
 
+	if (cp_cost_stop(4))
+		return false;
+	s = lruvec ? cp_slot_find(lruvec) : NULL;
 	if (!s) {
 		cp_count(CP_STAT_NO_LRUVEC, 1);
 		return false;
@@ -420,7 +424,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	if (s->lruvec != lruvec)
 		goto out_unlock;	/* the slot was taken over */
 	s->last_used = jiffies;
-	if (cp_cost_stop(4))
+	if (cp_cost_stop(5))
 		goto out_unlock;
 	quiet = s->st.quiet;
 	switch (op) {

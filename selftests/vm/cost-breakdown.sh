@@ -8,9 +8,9 @@
 # page's identity and hash, 3 and the nonresident table), the whole module
 # observing, the first partial build enforcing (every handler cut short:
 # the attachment of enforce's hooks, against the same build observing), a
-# fourth partial build enforcing (enforce's policy operations find and
-# lock their slot, then stop: against observe) and the whole module
-# enforcing (against the fourth), interleaved in one boot.
+# fourth partial build enforcing (enforce's policy operations return at
+# once: against observe), a fifth (they find and lock their slot, then
+# stop) and the whole module enforcing, interleaved in one boot.
 # Prints, per path, the instructions per operation of each and the step
 # from the one before: a breakdown measured, not estimated.
 #
@@ -38,13 +38,13 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-CONFIGS=stock,stage1,stage2,stage3,observe,stage1e,stage4e,enforce
+CONFIGS=stock,stage1,stage2,stage3,observe,stage1e,stage4e,stage5e,enforce
 rc=0
 for k in "$@"; do
 	x=$BUILD/cost-breakdown/$k
 	rm -rf "$x"
 	mkdir -p "$x/extra/cost"
-	for st in 1 2 3 4; do
+	for st in 1 2 3 4 5; do
 		d=$x/stage$st
 		mkdir -p "$d"
 		cp -r "$TOP/Kbuild" "$TOP/module" "$TOP/include" "$d/"
@@ -62,8 +62,8 @@ for k in "$@"; do
 	echo "== $k (instructions per operation; log $x/log)"
 	awk '$2 == "cost" && NF >= 8 { v[$3, $4] = $5; p[$3] = 1 }
 	END {
-		n = split("stock stage1 stage2 stage3 observe stage1e stage4e enforce", c, " ")
-		split("stock kernel|attachment|identity + hash|table|counters, rest|enforce: attachment|enforce: slots|enforce: policy", what, "|")
+		n = split("stock stage1 stage2 stage3 observe stage1e stage4e stage5e enforce", c, " ")
+		split("stock kernel|attachment|identity + hash|table|counters, rest|enforce: attachment|enforce: no policy|enforce: slots|enforce: policy", what, "|")
 		for (path in p) {
 			printf "%-8s %-16s %10s %10s\n", path, "", "instr/op", "step"
 			prev = ""
