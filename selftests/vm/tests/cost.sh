@@ -68,8 +68,10 @@
 # in FIFO order, see observe.sh), and so does its cost per page read.
 #
 # Asserted: every figure positive, and the stock runs within 2 % of each
-# other (determinism), a TAP TODO instead where the stock kernel itself
-# did different work in each run (misses more than 1 % apart).  The
+# other on cached data, 3 % where kswapd reclaims (its share moved by up
+# to 1.7 % between runs of 6.12), a TAP TODO instead where the stock kernel
+# itself did different work in each run (misses more than 1 % apart); the
+# cost over stock within today's bounds (bounds()).  The
 # targets of issue 12 are reported, as TAP TODO items when missed, not
 # failures: observe <= 1 % over stock on cached reads and <= 3 % on the
 # stream, enforce <= 2 % and <= 5 %.
@@ -343,8 +345,10 @@ for path in $SUMMARY; do
 		tap_cmp "$path $cfg: $mean $unit per op, all $n runs positive" \
 			"$(summary "$path" "$cfg" | cut -d' ' -f3)" ">" 0
 		if [ "$cfg" = stock ] && [ "$n" -ge 2 ]; then
-			d="$path stock: runs within 2 % of each other ($spread %)"
-			if [ "$(fcalc "$spread <= 2")" = 1 ]; then
+			lim=2
+			case $path in stream | loop | refault) lim=3 ;; esac
+			d="$path stock: runs within $lim % of each other ($spread %)"
+			if [ "$(fcalc "$spread <= $lim")" = 1 ]; then
 				tap_ok "$d"
 			elif [ "$(fcalc "$mspread > 1")" = 1 ]; then
 				# the kernel did not do the same work twice (6.12
@@ -352,7 +356,7 @@ for path in $SUMMARY; do
 				# not the measurement's fault
 				tap_todo "$d" "the stock kernel's misses differ by $mspread % between runs"
 			else
-				tap_fail "$d" "expected $spread <= 2, with misses within $mspread %"
+				tap_fail "$d" "expected $spread <= $lim, with misses within $mspread %"
 			fi
 		fi
 		b=$(bounds "$path" "$cfg")
