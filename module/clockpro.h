@@ -104,6 +104,7 @@ struct cp_lruvec_slot {
 	u16 nid;			/* node of the lruvec */
 	struct cp_lru_sizes sz;		/* at the last decision */
 	u32 gone;			/* expiries not yet applied */
+	u32 quick;			/* new pages since sizes were read */
 	struct cp_lru_state st;
 	struct cp_lclock lc;		/* the lruvec's own evictions */
 };

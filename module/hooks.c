@@ -216,6 +216,7 @@ static u64 cp_lruvec_free(struct lruvec *lruvec)
 
 #define CP_SLOT_PROBES		8
 #define CP_GONE_BATCH		16	/* expiries applied together */
+#define CP_QUICK_RUN		32	/* new pages judged on old sizes */
 #define CP_SLOT_STALE		(60 * HZ)
 
 /*
@@ -258,6 +259,7 @@ static void cp_slot_claim(struct cp_lruvec_slot *s, struct lruvec *lruvec)
 	memset(&s->sz, 0, sizeof(s->sz));
 	memset(&s->lc, 0, sizeof(s->lc));
 	s->gone = 0;
+	s->quick = 0;
 	s->memcg_id = memcg ? mem_cgroup_id(memcg) : 0;
 	s->cgroup_ino = memcg ? cgroup_ino(memcg->css.cgroup) : 0;
 	s->nid = lruvec_pgdat(lruvec)->node_id;
@@ -444,7 +446,9 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		s->gone = 0;
 		break;
 	case CP_OP_NEW_PAGE:
-		if (cp_policy_new_page_quick(p, &s->st, &s->sz)) {
+		/* on the last sizes, read afresh every CP_QUICK_RUN pages */
+		if (++s->quick < CP_QUICK_RUN &&
+		    cp_policy_new_page_quick(p, &s->st, &s->sz)) {
 			a->result = CP_KEEP_COLD;
 			done = true;
 			goto out_quiet;
@@ -455,6 +459,7 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 	}
 	cp_lruvec_sizes(lruvec, &sz);
 	sz.clock = s->lc.now;
+	s->quick = 0;
 	switch (op) {
 	case CP_OP_EVICTED:
 		cp_policy_expired(p, &s->st, &sz, a->gone);

@@ -411,10 +411,12 @@ static bool cp_idle_may_begin(const struct cp_lru_sizes *sz)
  * @last: the LRU sizes of the lruvec's last decision
  *
  * Most new pages only lengthen the quiet run: while no idle episode is
- * under way and the run stays short of the idle window by the sizes last
- * read, cp_policy_new_page() would count the page and keep it cold.  The
- * sizes change by a page or so per insertion, and reading them costs more
- * than the rest of the decision: the window is judged on @last.
+ * under way, and either the run stays short of the idle window or the
+ * hot set is too small for an episode to begin (a stream read into a
+ * cache that holds no hot set), cp_policy_new_page() would count the page
+ * and keep it cold.  The sizes change by a page or so per insertion, and
+ * reading them costs more than the rest of the decision: both are judged
+ * on @last, which the caller refreshes now and then.
  *
  * Return: true if the page was counted (keep it cold); false if the caller
  * must call cp_policy_new_page() with the current sizes.
@@ -423,8 +425,10 @@ bool cp_policy_new_page_quick(const struct cp_policy_params *p,
 			      struct cp_lru_state *s,
 			      const struct cp_lru_sizes *last)
 {
-	if (s->idle_on || !cp_lru(last) ||
-	    cp_quiet_after(p, s, last, s->quiet + 1))
+	if (s->idle_on || !cp_lru(last))
+		return false;
+	if (cp_quiet_after(p, s, last, s->quiet + 1) &&
+	    cp_hot_set_established(last))
 		return false;
 	s->quiet++;
 	return true;

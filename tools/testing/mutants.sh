@@ -71,8 +71,9 @@ policy|aging not spread over the window|due = s->sweep_len * ((elapsed << 16) / 
 policy|aging on top of refault steps|s->sweep_given += n;|(void)0;
 policy|kept-cold refault wants no victim|if (s->wanted < 4 * (u64)p->hand_batch)|if (0)
 policy|demoted page's hit shrinks|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (!s->target)
-policy|quick path during an episode|if (s->idle_on \|\| !cp_lru(last) \|\||if (!cp_lru(last) \|\|
-policy|quick path past the idle window|	    cp_quiet_after(p, s, last, s->quiet + 1))|	    0)
+policy|quick path during an episode|if (s->idle_on \|\| !cp_lru(last))|if (!cp_lru(last))
+policy|quick path past the idle window|if (cp_quiet_after(p, s, last, s->quiet + 1) &&|if (0 &&
+policy|quick path only within the window|	    cp_hot_set_established(last))|	    1)
 policy|cold hit adapts nothing|if (!s->target \|\| (flags & CP_FLAG_ACTIVE))|if (1)
 policy|cold hit adapts while the hot set fills|return false;	/* the hot set has room: it fills */|;
 policy|cold hit counts pages of the fill|if (sz->clock - s->fill_clock < s->fill_inactive)|if (0)

@@ -1481,6 +1481,23 @@ static void test_new_page_quick(void)
 	k = (int)s.quiet;
 	CHECK(!cp_policy_new_page_quick(&p, &s, &sz) && (int)s.quiet == k,
 	      "episode under way: declined whatever the window");
+
+	/* no hot set to replace (a stream): no episode can begin, all quick */
+	fresh(&p, &s, &sz, 1000, 1000);
+	p.idle_pct = 2;
+	quick = 0;
+	bad = 0;
+	for (k = 0; k < 200; k++) {
+		ref = s;
+		if (cp_policy_new_page_quick(&p, &s, &sz)) {
+			quick++;
+			bad += cp_policy_new_page(&p, &ref, &sz) != CP_KEEP_COLD ||
+			       memcmp(&ref, &s, sizeof(s)) != 0;
+		}
+	}
+	CHECK(quick == 200 && !bad && s.quiet == 200 && !s.idle_on,
+	      "half the LRU hot: %d of 200 quick past the window, %d mismatches",
+	      quick, bad);
 }
 
 static const struct cp_test tests[] = {
