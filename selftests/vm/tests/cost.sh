@@ -68,13 +68,13 @@
 # in FIFO order, see observe.sh), and so does its cost per page read.
 #
 # Asserted: every figure positive, and the stock runs within 2 % of each
-# other on cached data, 3 % where kswapd reclaims (its share moved by up
-# to 1.7 % between runs of 6.12), a TAP TODO instead where the stock kernel
-# itself did different work in each run (misses more than 1 % apart); the
-# cost over stock within today's bounds (bounds()).  The
-# targets of issue 12 are reported, as TAP TODO items when missed, not
-# failures: observe <= 1 % over stock on cached reads and <= 3 % on the
-# stream, enforce <= 2 % and <= 5 %.
+# other on cached data, 5 % where kswapd reclaims (its share moved the
+# stock stream by up to 2.8 % between runs of 6.12), a TAP TODO instead
+# where the stock kernel itself did different work in each run (misses
+# more than 1 % apart); the cost over stock within today's bounds
+# (bounds()).  The targets of issue 12 are reported, as TAP TODO items
+# when missed, not failures: observe <= 1 % over stock on cached reads and
+# <= 3 % on the stream, enforce <= 2 % and <= 5 %.
 set -eu
 # shellcheck source-path=SCRIPTDIR source=../guest/lib.sh
 . /lib/cp/lib.sh
@@ -309,8 +309,8 @@ summary() {
 
 # bounds PATH CONFIG: "GUARD TARGET", bounds on % over stock, or nothing.
 # GUARD: what the module meets today, asserted, so that a change that costs
-# more fails (the module of 2026-12-05 measured cached 0.00 / 4.7-4.8 %,
-# stream 10.2-12.1 / 25.9-26.4 % on 6.1 and 6.12; observe's cached reads
+# more fails (the module of 2026-12-05 measured cached 0.00 / 5.0-5.1 %,
+# stream 9.6-10.4 / 22.2-23.3 % on 6.1 and 6.12; observe's cached reads
 # are not hooked at all).  TARGET: issue 12's bound, reported (TODO).
 bounds() {
 	case $1:$2 in
@@ -346,7 +346,7 @@ for path in $SUMMARY; do
 			"$(summary "$path" "$cfg" | cut -d' ' -f3)" ">" 0
 		if [ "$cfg" = stock ] && [ "$n" -ge 2 ]; then
 			lim=2
-			case $path in stream | loop | refault) lim=3 ;; esac
+			case $path in stream | loop | refault) lim=5 ;; esac
 			d="$path stock: runs within $lim % of each other ($spread %)"
 			if [ "$(fcalc "$spread <= $lim")" = 1 ]; then
 				tap_ok "$d"
