@@ -680,7 +680,6 @@ count:
 
 /* === Eviction === */
 
-/* workingset_eviction(folio, target_memcg) */
 /* Enforce: the lruvec's own clock counts every eviction, as the table's. */
 static noinline void cp_enforce_evicted(struct folio *folio, unsigned long nr,
 					u64 when, u32 gone)
@@ -690,6 +689,7 @@ static noinline void cp_enforce_evicted(struct folio *folio, unsigned long nr,
 	cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
 }
 
+/* workingset_eviction(folio, target_memcg) */
 static void cp_eviction(struct folio *folio)
 {
 	u32 eflags, gone, expired = 0, displaced = 0, raced = 0;
@@ -707,7 +707,9 @@ static void cp_eviction(struct folio *folio)
 		return;
 	}
 	nr = folio_nr_pages(folio);
-	eflags = folio_test_workingset(folio) && !cp_disowned_take(folio) ?
+	/* only enforce disowns (an entry left from before reads as the bit) */
+	eflags = folio_test_workingset(folio) &&
+		 !(cp_enforcing() && cp_disowned_take(folio)) ?
 		 CP_FLAG_ACTIVE : 0;
 	when = cp_table_clock_advance(&cp.table, nr);
 	for (i = 0; i < nr; i++) {
@@ -1396,36 +1398,45 @@ static void cp_rearm_work_fn(struct work_struct *work)
 	cp_hooks_follow_mode();
 }
 
-static void cp_hook_release(struct cp_hook *h)
-{
-	if (!h->resolved)
-		return;
-	if (h->ops) {
-		if (h->armed)
-			unregister_ftrace_function(h->ops);
-		ftrace_free_filter(h->ops);
-	} else if (h->rp) {
-		unregister_kretprobe(h->rp);
-		if (h->rp->nmissed)
-			pr_info("%s: %d returns missed\n", h->symbol,
-				h->rp->nmissed);
-	} else {
-		unregister_kprobe(h->kp);
-		if (h->kp->nmissed)
-			pr_info("%s: %lu hits missed\n", h->symbol,
-				h->kp->nmissed);
-	}
-	WRITE_ONCE(h->armed, false);
-	h->resolved = false;
-}
-
-/* Remove every hook; wait for running handlers and cp_skip_stub() users. */
+/*
+ * Remove every hook; wait for running handlers and cp_skip_stub() users.
+ * The kprobes go in one batch: one round of text patching, one grace
+ * period.
+ */
 static void cp_hooks_release(void)
 {
-	int i;
+	struct kprobe *kps[ARRAY_SIZE(cp_hooks)];
+	int i, n = 0;
 
-	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
-		cp_hook_release(&cp_hooks[i]);
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
+		struct cp_hook *h = &cp_hooks[i];
+
+		if (!h->resolved)
+			continue;
+		if (h->ops) {
+			if (h->armed)
+				unregister_ftrace_function(h->ops);
+			ftrace_free_filter(h->ops);
+		} else if (h->rp) {
+			unregister_kretprobe(h->rp);
+			if (h->rp->nmissed)
+				pr_info("%s: %d returns missed\n", h->symbol,
+					h->rp->nmissed);
+		} else {
+			kps[n++] = h->kp;
+		}
+	}
+	if (n)
+		unregister_kprobes(kps, n);
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
+		struct cp_hook *h = &cp_hooks[i];
+
+		if (h->resolved && h->kp && h->kp->nmissed)
+			pr_info("%s: %lu hits missed\n", h->symbol,
+				h->kp->nmissed);
+		WRITE_ONCE(h->armed, false);
+		h->resolved = false;
+	}
 	synchronize_rcu_tasks();
 }
 
