@@ -50,6 +50,7 @@ enum cp_stat_item {
 	CP_STAT_IDLE_HOT,	/* enforce: new pages inserted hot, set idle */
 	CP_STAT_NO_LRUVEC,	/* no state slot free for an lruvec */
 	CP_STAT_MGLRU_SEEN,	/* enforce dropped: MGLRU reclaim ran */
+	CP_STAT_MGLRU_TAIL,	/* MGLRU code ran on an lruvec it had left */
 	CP_STAT_ESCALATED,	/* enforce: escalated reclaim, not held */
 	CP_STAT_ESC_FORCED,	/* of which: the kernel's forced deactivation */
 	CP_STAT_ESC_PRIORITY,	/* of which: priority 0 (CLOCK steps) */

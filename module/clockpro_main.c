@@ -143,23 +143,26 @@ static void cp_hist_reset(void)
 	rcu_read_unlock();
 }
 
+#define CP_LRU_GEN_PATH "/sys/kernel/mm/lru_gen/enabled"
+
 /*
- * cp_mglru_enabled - is the multi-gen LRU switched on?
+ * cp_lru_gen_read - read the multi-gen LRU's switch
+ * @caps: its value, bit 0 the LRU itself; 0 where the kernel has none
  *
  * Reads /sys/kernel/mm/lru_gen/enabled, as lru_gen_enabled() is not
  * available to modules.  Process context only.
  *
- * Return: 1 if on, 0 if off or not built, negative errno if unreadable.
+ * Return: 0, or a negative errno if it cannot be read.
  */
-static int cp_mglru_enabled(void)
+static int cp_lru_gen_read(unsigned long *caps)
 {
 	char buf[16] = "";
 	struct file *f;
 	loff_t pos = 0;
-	unsigned long caps;
 	ssize_t n;
 
-	f = filp_open("/sys/kernel/mm/lru_gen/enabled", O_RDONLY, 0);
+	*caps = 0;
+	f = filp_open(CP_LRU_GEN_PATH, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
@@ -167,9 +170,96 @@ static int cp_mglru_enabled(void)
 	if (n <= 0)
 		return n ? n : -EIO;
 	buf[n] = '\0';
-	if (kstrtoul(strim(buf), 0, &caps))
+	if (kstrtoul(strim(buf), 0, caps))
 		return -EIO;
-	return caps & 1;
+	return 0;
+}
+
+/* Set the switch: lru_gen_change_state() moves every folio over. */
+static int cp_lru_gen_write(unsigned long caps)
+{
+	char buf[24];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "0x%lx\n", caps);
+	f = filp_open(CP_LRU_GEN_PATH, O_WRONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, buf, len, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+
+/*
+ * classic_lru: on a kernel running the multi-gen LRU, enforce switches it
+ * off for as long as it enforces, and puts back the value it found.
+ * MGLRU has no active list, and no lever for a hot target on a stock
+ * kernel (docs/mglru.md); the classic LRU is built in the same kernels.
+ * cp_lru_gen_saved, under knob_lock, is the value to put back: nonzero
+ * while the module holds the switch off.
+ */
+static bool classic_lru;
+module_param(classic_lru, bool, 0644);
+MODULE_PARM_DESC(classic_lru,
+		 "Under the multi-gen LRU, enforce switches it off while it enforces and restores it after [DEFAULT: N]");
+static unsigned long cp_lru_gen_saved;
+
+/* The multi-gen LRU off for enforce, knob_lock held. */
+static int cp_lru_gen_off(unsigned long caps)
+{
+	unsigned long now;
+	int ret;
+
+	lockdep_assert_held(&cp.knob_lock);
+	ret = cp_lru_gen_write(0);
+	if (!ret)
+		ret = cp_lru_gen_read(&now);
+	if (!ret && (now & 1))
+		ret = -EBUSY;
+	if (ret) {
+		pr_err("classic_lru: cannot switch the multi-gen LRU off (error %d)\n",
+		       ret);
+		if (ret != -EBUSY && !cp_lru_gen_read(&now) && !(now & 1))
+			cp_lru_gen_write(caps);	/* partly written: undo */
+		return ret;
+	}
+	cp_lru_gen_saved = caps;
+	pr_info("classic_lru: the multi-gen LRU is off while enforcing (lru_gen/enabled was 0x%04lx)\n",
+		caps);
+	return 0;
+}
+
+/*
+ * Put the multi-gen LRU back as enforce found it, knob_lock held.  If
+ * someone switched it on meanwhile, it stays as they left it.
+ */
+static void cp_lru_gen_restore(const char *why)
+{
+	unsigned long caps;
+	int ret;
+
+	lockdep_assert_held(&cp.knob_lock);
+	if (!cp_lru_gen_saved)
+		return;
+	ret = cp_lru_gen_read(&caps);
+	if (!ret && (caps & 1)) {
+		pr_info("classic_lru: the multi-gen LRU was switched on meanwhile (0x%04lx), left so\n",
+			caps);
+	} else {
+		ret = cp_lru_gen_write(cp_lru_gen_saved);
+		if (ret)
+			pr_err("classic_lru: cannot restore lru_gen/enabled to 0x%04lx (error %d)\n",
+			       cp_lru_gen_saved, ret);
+		else
+			pr_info("classic_lru: the multi-gen LRU is back (lru_gen/enabled 0x%04lx): %s\n",
+				cp_lru_gen_saved, why);
+	}
+	cp_lru_gen_saved = 0;
 }
 
 /*
@@ -343,24 +433,30 @@ static const char * const cp_mode_names[] = {
 
 static int cp_mode_requested = CP_MODE_OBSERVE;
 static const char cp_mglru_msg[] =
-	"the multi-gen LRU is on and has no active list to hold; "
-	"echo n > /sys/kernel/mm/lru_gen/enabled";
+	"the multi-gen LRU is on (classic_lru=1: enforce switches it off while it runs)";
 
 /*
- * May enforce start?  Not under MGLRU, and not on a kernel whose
- * scan_control this build does not know: reclaim's escape hatches would
- * be invisible.  Process context.
+ * May enforce start?  Not on a kernel whose scan_control this build does
+ * not know: reclaim's escape hatches would be invisible.  Not under MGLRU,
+ * unless classic_lru lets enforce switch it off.  knob_lock held.
  *
  * Return: 0, or a negative errno for cp_enforce_refusal().
  */
 static int cp_enforce_allowed(void)
 {
+	unsigned long caps;
 	int ret;
 
+	lockdep_assert_held(&cp.knob_lock);
 	if (!cp_scan_control_known())
 		return -ENODEV;
-	ret = cp_mglru_enabled();
-	return ret > 0 ? -EOPNOTSUPP : ret;
+	ret = cp_lru_gen_read(&caps);
+	if (ret || !(caps & 1))
+		return ret;
+	if (!READ_ONCE(classic_lru))
+		return -EOPNOTSUPP;
+	ret = cp_lru_gen_off(caps);
+	return ret == -EBUSY ? -EOPNOTSUPP : ret;
 }
 
 static const char *cp_enforce_refusal(int err)
@@ -371,7 +467,7 @@ static const char *cp_enforce_refusal(int err)
 	case -ENODEV:
 		return "this kernel's reclaim (struct scan_control) is unknown to this build";
 	default:
-		return "cannot read /sys/kernel/mm/lru_gen/enabled";
+		return "cannot read or switch /sys/kernel/mm/lru_gen/enabled";
 	}
 }
 
@@ -399,6 +495,7 @@ static int cp_mode_set(const char *buf)
 		if (ret) {
 			cp_refuse("enforce refused: its hooks cannot be armed (error %d)\n",
 				  ret);
+			cp_lru_gen_restore("enforce refused");
 			goto out_unlock;
 		}
 	}
@@ -408,8 +505,10 @@ static int cp_mode_set(const char *buf)
 			WRITE_ONCE(cp.mode, mode);
 			pr_info("mode %s\n", cp_mode_names[mode]);
 		}
-		if (mode == CP_MODE_OBSERVE)
+		if (mode == CP_MODE_OBSERVE) {
 			cp_hooks_arm(false);	/* a cached read costs nothing */
+			cp_lru_gen_restore("enforce stopped");
+		}
 	}
 out_unlock:
 	mutex_unlock(&cp.knob_lock);
@@ -425,8 +524,10 @@ out_unlock:
 void cp_hooks_follow_mode(void)
 {
 	mutex_lock(&cp.knob_lock);
-	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE) {
 		cp_hooks_arm(false);
+		cp_lru_gen_restore("enforce dropped");
+	}
 	mutex_unlock(&cp.knob_lock);
 }
 
@@ -487,6 +588,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_IDLE_HOT] = "idle_inserted_hot",
 	[CP_STAT_NO_LRUVEC] = "lruvec_slots_full",
 	[CP_STAT_MGLRU_SEEN] = "enforce_dropped_mglru",
+	[CP_STAT_MGLRU_TAIL] = "mglru_tail_calls",
 	[CP_STAT_ESCALATED] = "deactivate_escalated",
 	[CP_STAT_ESC_FORCED] = "escalated_forced",
 	[CP_STAT_ESC_PRIORITY] = "escalated_priority",
@@ -547,6 +649,8 @@ static int stats_show(struct seq_file *m, void *v)
 	bool on;
 
 	seq_printf(m, "mode %s\n", cp_mode_names[READ_ONCE(cp.mode)]);
+	/* the multi-gen LRU's value to restore, 0 if not held off */
+	seq_printf(m, "lru_gen_held_off 0x%04lx\n", READ_ONCE(cp_lru_gen_saved));
 	for (i = 0; i < CP_NR_STATS; i++)
 		seq_printf(m, "%s %llu\n", cp_stat_names[i], cp_stat_sum(i));
 	seq_printf(m, "table_entries %llu\n", cp_table_live(now));
@@ -920,6 +1024,7 @@ static int __init clockpro_init(void)
 		if (ret) {
 			cp_live = false;
 			WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+			cp_lru_gen_restore("load failed");
 		}
 	}
 	mutex_unlock(&cp.knob_lock);
@@ -957,6 +1062,9 @@ static void __exit clockpro_exit(void)
 
 	debugfs_remove_recursive(cp_debugfs);	/* waits for its readers */
 	cp_hooks_unregister();			/* waits for the probes */
+	mutex_lock(&cp.knob_lock);
+	cp_lru_gen_restore("module unloaded");
+	mutex_unlock(&cp.knob_lock);
 	vfree(rcu_dereference_protected(cp.verify, true));
 	vfree(cp.lruvecs);
 	free_percpu(cp.hist);

@@ -1193,14 +1193,26 @@ static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *reg
 	return 0;
 }
 
+/*
+ * evict_folios() under enforce: MGLRU runs reclaim, the classic lists the
+ * module steers are empty.  Unless the lruvec is one MGLRU has already
+ * left (a reclaimer that entered MGLRU code before the switch was turned
+ * off, as classic_lru does when enforce starts): it finds nothing there.
+ */
 static int __kprobes cp_mglru_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (cp_enforcing()) {
-		WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
-		schedule_work(&cp_rearm_work);	/* disarm its hooks */
-		cp_count(CP_STAT_MGLRU_SEEN, 1);
-		pr_warn_ratelimited("MGLRU reclaim is running: enforce mode has no lever there, back to observe\n");
+	struct lruvec *lruvec = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (!cp_enforcing())
+		return 0;
+	if (!cp_lruvec_mglru(lruvec)) {
+		cp_count(CP_STAT_MGLRU_TAIL, 1);
+		return 0;
 	}
+	WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);
+	schedule_work(&cp_rearm_work);	/* disarm its hooks */
+	cp_count(CP_STAT_MGLRU_SEEN, 1);
+	pr_warn_ratelimited("MGLRU reclaim is running: enforce mode has no lever there, back to observe\n");
 	return 0;
 }
 

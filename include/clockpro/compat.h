@@ -30,6 +30,21 @@ static inline unsigned long cp_folio_flags(struct folio *folio)
 }
 
 /*
+ * Does the multi-gen LRU run this lruvec?  lru_gen_change_state() sets
+ * lrugen.enabled of every lruvec, under its lru_lock, when the switch in
+ * /sys/kernel/mm/lru_gen/enabled flips; a reclaimer that entered MGLRU
+ * code before may still call into it on a drained lruvec.
+ */
+static inline bool cp_lruvec_mglru(struct lruvec *lruvec)
+{
+#ifdef CONFIG_LRU_GEN
+	return READ_ONCE(lruvec->lrugen.enabled);
+#else
+	return false;
+#endif
+}
+
+/*
  * Argument @n of the function an ftrace callback was called for.  6.1's
  * struct ftrace_regs is a struct pt_regs; later kernels hide it behind
  * accessors.

@@ -36,6 +36,7 @@ good_write() {
 	fi
 }
 
+LRU_GEN=/sys/kernel/mm/lru_gen/enabled
 cp_module_load
 for dir in "$CP_DFS" "$PAR"; do
 	for k in target_min_pct target_max_pct target_init_pct fixed_pct \
@@ -90,7 +91,18 @@ tap_check "dmesg names the refused knob" sh -c "dmesg | grep -q 'clockpro: hand_
 if [ "$(cp_lru_gen)" = 1 ]; then
 	bad_write "$CP_DFS/mode" enforce
 	bad_write "$PAR/mode" enforce
-	tap_check "dmesg explains the enforce refusal" sh -c "dmesg | grep -q 'enforce refused: the multi-gen LRU is on'"
+	tap_check "dmesg explains the enforce refusal" sh -c "dmesg | grep -q 'enforce refused: the multi-gen LRU is on (classic_lru=1'"
+	# classic_lru: enforce switches MGLRU off while it runs, and back
+	boot=$(cat $LRU_GEN)
+	bad_write "$PAR/classic_lru" maybe
+	good_write "$PAR/classic_lru" Y
+	good_write "$CP_DFS/mode" enforce
+	tap_check "classic_lru: MGLRU off while enforcing ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = 0x0000
+	tap_check "stats: lru_gen_held_off $boot" grep -qx "lru_gen_held_off $boot" "$CP_DFS/stats"
+	good_write "$PAR/mode" observe
+	tap_check "classic_lru: MGLRU back at $boot after enforce ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = "$boot"
+	tap_check "stats: lru_gen_held_off 0x0000" grep -qx "lru_gen_held_off 0x0000" "$CP_DFS/stats"
+	tap_check "dmesg says MGLRU went off and came back" sh -c "dmesg | grep -q 'classic_lru: the multi-gen LRU is off while enforcing (lru_gen/enabled was $boot)' && dmesg | grep -q 'classic_lru: the multi-gen LRU is back (lru_gen/enabled $boot): enforce stopped'"
 else
 	good_write "$CP_DFS/mode" enforce
 	good_write "$PAR/mode" observe
@@ -137,6 +149,22 @@ if [ "$(cp_lru_gen)" != 1 ] && [ -e /sys/kernel/mm/lru_gen/enabled ]; then
 	tap_check "MGLRU reclaim under enforce: back to observe ($(cat "$CP_DFS/mode"))" test "$(cat "$CP_DFS/mode")" = observe
 	hooks_follow observe
 	echo n >/sys/kernel/mm/lru_gen/enabled
+elif [ "$(cp_lru_gen)" = 1 ]; then
+	# classic_lru (set above), and someone switches MGLRU on while
+	# enforce holds it off: the first MGLRU reclaim drops the module to
+	# observe; MGLRU stays as they set it.
+	echo enforce >"$CP_DFS/mode"
+	hooks_follow enforce
+	echo y >$LRU_GEN
+	on=$(cat $LRU_GEN)
+	cp_drop_caches
+	cpwork loop "$CP_DATA" "$(($(cp_cache_size) * 3 / 2 / 1048576 * 1048576))" 1 >/dev/null 2>&1 || true
+	sleep 1
+	tap_check "MGLRU switched on under classic_lru enforce: back to observe ($(cat "$CP_DFS/mode"))" test "$(cat "$CP_DFS/mode")" = observe
+	hooks_follow observe
+	tap_check "MGLRU left as it was switched ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = "$on"
+	tap_check "dmesg: MGLRU switched on meanwhile, left so" sh -c "dmesg | grep -q 'classic_lru: the multi-gen LRU was switched on meanwhile'"
+	echo "$boot" >$LRU_GEN
 fi
 cp_module_unload
 
@@ -158,6 +186,14 @@ if [ "$(cp_lru_gen)" = 1 ]; then
 		cp_module_unload
 	else
 		tap_ok "insmod mode=enforce refused under MGLRU"
+	fi
+	if cp_module_load mode=enforce classic_lru=1; then
+		tap_check "insmod mode=enforce classic_lru=1: enforcing, MGLRU off" sh -c "grep -qx enforce $CP_DFS/mode && grep -qx 0x0000 $LRU_GEN"
+		cp_module_unload
+		tap_check "rmmod puts MGLRU back at $boot ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = "$boot"
+		tap_check "dmesg: back at unload" sh -c "dmesg | grep -q 'classic_lru: the multi-gen LRU is back (lru_gen/enabled $boot): module unloaded'"
+	else
+		tap_fail "insmod mode=enforce classic_lru=1 under MGLRU"
 	fi
 fi
 

@@ -15,7 +15,9 @@
 #            freed while the module tracks their lruvecs; one loop reads
 #            every file of the debugfs directory and every module
 #            parameter, another reads stats and lruvecs as fast as it can;
-#            the mode flips observe <-> enforce (refused under MGLRU: fine)
+#            the mode flips observe <-> enforce (MGLRU on: with classic_lru=1,
+#            so MGLRU is switched off and back; lru_gen/enabled checked
+#            at the end)
 #   phase 2  the same, plus two concurrent writers of hostile values to
 #            every debugfs file and module parameter (0, -1, 2^32 - 1,
 #            2^64 - 1, 10^23, "abc", "", 4 KiB of digits, "12 1000", ...),
@@ -59,6 +61,7 @@ SECS=$(cp_param cp_stress_secs 60)
 RELOAD=$(cp_param cp_stress_reload 1)
 TT=$(cp_param cp_test_timeout "")
 MGLRU=$(cp_lru_gen)
+BOOT_LRU=$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo none)
 case $SECS in '' | *[!0-9]*) SECS=60 ;; esac
 [ "$SECS" -ge 5 ] || SECS=5
 NPHASES=2
@@ -244,12 +247,14 @@ dfs_loop() {
 	done
 }
 
-# mode_loop: observe <-> enforce through debugfs and the parameter.
+# mode_loop: observe <-> enforce through debugfs and the parameter (with
+# MGLRU on: classic_lru=1 first, so enforce switches MGLRU off and on).
 mode_loop() {
 	set +e
 	_n=0 _ok=0
 	while [ ! -e "$S/stop" ]; do
 		_n=$((_n + 1))
+		[ "$MGLRU" = 1 ] && echo 1 2>/dev/null >"$PAR/classic_lru"
 		_f=$CP_DFS/mode
 		[ $((_n % 2)) = 0 ] && _f=$PAR/mode
 		echo enforce 2>/dev/null >"$_f" && _ok=$((_ok + 1))
@@ -332,8 +337,9 @@ reload_loop() {
 			0) _par= ;;
 			1) _par="hist_rows=256" ;;
 			2) _par="hist_width=3 hist_rows=1" ;;
-			*) _par="mode=enforce" ;;	# refused under MGLRU
+			*) _par="mode=enforce" ;;
 			esac
+			[ "$MGLRU" = 1 ] && [ $((_n % 8)) = 3 ] && _par="$_par classic_lru=1"
 			# shellcheck disable=SC2086 # words
 			insmod "$CP_MODULE" $_par 2>/dev/null || _lfail=$((_lfail + 1))
 			sleep 0.$((_n % 7 + 2))
@@ -558,6 +564,8 @@ else
 fi
 tap_check "module gone" sh -c "! grep -q '^clockpro ' /proc/modules"
 tap_check "debugfs directory gone" test ! -e "$CP_DFS"
+tap_check "lru_gen/enabled as booted ($BOOT_LRU)" test "$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo none)" = "$BOOT_LRU"
+tap_diag "classic_lru: MGLRU switched off $(dmesg | grep -c 'classic_lru: the multi-gen LRU is off'), back $(dmesg | grep -c 'classic_lru: the multi-gen LRU is back') times"
 left=$(find "$CG" -maxdepth 1 -name 'stress-*' 2>/dev/null | wc -l)
 tap_cmp "no stress cgroups left ($left)" "$left" "==" 0
 if [ -s "$S/hung" ]; then
