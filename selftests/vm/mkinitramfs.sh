@@ -23,6 +23,8 @@
 #   /bin/busybox + applets    busybox-static; /sbin, /usr/bin, /usr/sbin link to /bin
 #   /bin/cpwork               static workload binary (built if missing)
 #   /bin/clockpro-refaultdist the libbpf tool, when tools/ has built it
+#   /opt/progs/bin/           GNU grep, sqlite3, md5sum from the host's
+#                             Debian packages, with their shared libraries
 #   /lib/cp/lib.sh            guest test library
 #   /tests/*.sh               selftests/vm/tests/*.sh
 #   /lib/modules/KVER/...     decompressed .ko files + a matching modules.dep
@@ -200,6 +202,18 @@ done
 cp "$CPWORK" "$STAGE/bin/cpwork"
 [ ! -x "$TOP/tools/clockpro-refaultdist" ] ||
 	cp "$TOP/tools/clockpro-refaultdist" "$STAGE/bin/clockpro-refaultdist"
+# Real programs from Debian's packages for tests/programs.sh, with the
+# shared libraries they need, under /opt/progs/bin (busybox keeps /bin).
+for prog in /usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum; do
+	[ -x "$prog" ] || continue
+	mkdir -p "$STAGE/opt/progs/bin"
+	cp "$prog" "$STAGE/opt/progs/bin/"
+	for lib in $(ldd "$prog" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }'); do
+		[ -e "$STAGE$lib" ] && continue
+		mkdir -p "$STAGE$(dirname "$lib")"
+		cp -L "$lib" "$STAGE$lib"
+	done
+done
 cp "$SELF_DIR/guest/init.sh" "$STAGE/init"
 cp "$SELF_DIR/guest/lib.sh" "$STAGE/lib/cp/lib.sh"
 chmod 0755 "$STAGE/init"

@@ -158,6 +158,20 @@ if [ -z "$DISK" ]; then
 	fi
 fi
 [ -f "$DISK" ] || die "no data disk $DISK"
+# The programs test reads real data from a disk of its own (mkprogs.sh).
+PROGS=
+case ",$TESTS," in
+*,programs,*)
+	# named after its recipe: a changed mkprogs.sh builds a new disk
+	PROGS=$BUILD/progs-$(sha256sum <"$SELF_DIR/mkprogs.sh" | cut -c1-12).img
+	if [ ! -f "$PROGS" ]; then
+		echo "vmtest: building the programs disk $PROGS (once)" >&2
+		flock 9
+		[ -f "$PROGS" ] || "$SELF_DIR/mkprogs.sh" "$PROGS"
+		flock -u 9
+	fi
+	;;
+esac
 
 # --- run directory, initramfs ----------------------------------------------------
 if [ -z "$RUNDIR" ]; then
@@ -196,6 +210,11 @@ if [ -n "$SWAP_MB" ]; then
 	truncate -s "${SWAP_MB}M" "$RUNDIR/swap.img"
 	QEMU+=(-drive "file=$RUNDIR/swap.img,if=virtio,format=raw")
 	CMDLINE="$CMDLINE cp_swap=/dev/vdb"
+fi
+if [ -n "$PROGS" ]; then
+	QEMU+=(-drive "file=$PROGS,if=virtio,format=raw,readonly=on")
+	# the next virtio disk after the data disk (and the swap disk)
+	CMDLINE="$CMDLINE cp_progs=/dev/vd$([ -n "$SWAP_MB" ] && echo c || echo b)"
 fi
 CMDLINE="$CMDLINE${APPEND:+ $APPEND}"
 QEMU+=(-append "$CMDLINE")

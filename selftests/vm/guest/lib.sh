@@ -35,6 +35,8 @@
 #   cp_module_loaded            clockpro is in /proc/modules
 #   cp_module_load [PARAM=V...] insmod /clockpro.ko
 #   cp_module_unload            rmmod clockpro
+#   cp_config_begin CFG [ARG..] stock | mglru (switched on) | clockpro
+#                               (insmod mode=enforce ARG...)
 #   CP_DFS                      its debugfs directory, /sys/kernel/debug/clockpro
 #   cp_dfs FILE                 cat $CP_DFS/FILE
 #   cp_stat NAME                value of the "NAME VALUE" line in $CP_DFS/stats
@@ -223,6 +225,16 @@ cp_module_loaded() {
 # shellcheck disable=SC2120 # parameters are optional
 cp_module_load() {
 	insmod "$CP_MODULE" "$@"
+}
+
+# cp_config_begin CFG [ARG...]: the LRU or the module of a side-by-side
+# configuration: stock (as booted), mglru (MGLRU switched on), clockpro
+# (loaded with mode=enforce ARG...).  The caller puts lru_gen/enabled back.
+cp_config_begin() {
+	case $1 in
+	mglru) echo y >/sys/kernel/mm/lru_gen/enabled ;;
+	clockpro) shift; cp_module_load mode=enforce "$@" ;;
+	esac
 }
 
 cp_module_unload() {

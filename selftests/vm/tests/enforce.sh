@@ -83,13 +83,8 @@ work() {
 run() {
 	cfg=$1
 	name=$2
-	case $cfg in
-	mglru) echo y >$LRU_GEN ;;
-	clockpro)
-		# shellcheck disable=SC2086 # ENFORCE_ARGS: empty or one word
-		cp_module_load mode=enforce $ENFORCE_ARGS
-		;;
-	esac
+	# shellcheck disable=SC2086 # ENFORCE_ARGS: empty or one word
+	cp_config_begin "$cfg" $ENFORCE_ARGS
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
 	h=
