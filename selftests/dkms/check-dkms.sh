@@ -7,9 +7,10 @@
 #      DKMS for every kernel with headers (modinfo -k), kernels without
 #      headers are skipped with a message; a second run succeeds and
 #      changes nothing; --remove leaves no trace
-#   2. the clockpro-dkms .deb (scripts/mkdeb.sh): apt install builds it for
-#      every kernel with headers, scripts/dkms-install.sh refuses to take
-#      over the package's tree, apt remove leaves no trace
+#   2. the clockpro-dkms .deb (scripts/mkdeb.sh): apt install, and again
+#      as an upgrade, builds it for every kernel with headers,
+#      scripts/dkms-install.sh refuses to take over the package's tree,
+#      apt remove leaves no trace
 #   3. signing ("make sign", scripts/modsign.sh): the modules it signed
 #      (BUILD/signed/<kver>/) verify against its certificate; the unsigned
 #      module, a signed module with one byte changed and the wrong
@@ -173,6 +174,14 @@ if deb=$(scripts/mkdeb.sh "$WORK/deb" 2>"$WORK/mkdeb.err") && [ -f "$deb" ]; the
 	check "apt install ./$(basename "$deb")" apt-get install -y -q "$deb"
 	check "clockpro-dkms is installed" sh -c "dpkg-query -W -f='\${Status}' clockpro-dkms | grep -q 'ok installed'"
 	installed_everywhere "deb"
+	# As an upgrade, DKMS's common postinst builds for the running and the
+	# newest kernel only (the newest alone when the running one is not
+	# installed): the package's postinst must add the others.  (Where the
+	# running kernel is newer than every installed one, as in a container,
+	# DKMS finds no "newest" and builds them all itself.)
+	check "apt install --reinstall (an upgrade)" apt-get install -y -q --reinstall "$deb"
+	grep '^Building for\|^clockpro-dkms' "$WORK/last" | sed 's/^/# /'
+	installed_everywhere "deb upgrade"
 	refute "dkms-install.sh refuses the package's tree" "belongs to the package clockpro-dkms" \
 		scripts/dkms-install.sh
 	check "apt remove clockpro-dkms" apt-get remove -y -q clockpro-dkms
