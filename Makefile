@@ -129,11 +129,11 @@ shellcheck-dkms:
 	shellcheck -x scripts/*.sh selftests/dkms/*.sh selftests/dkms/guest/*.sh \
 		packaging/debian/clockpro-dkms.postinst
 
-# Host: DKMS install/uninstall, the .deb, signatures (root; about 4 min).
+# Host: DKMS install/uninstall, the .deb, signatures (root; 2-4 min).
 check-dkms: sign
 	selftests/dkms/check-dkms.sh $(BUILD)
 
-# qemu: sig_enforce, lockdown and permissive boots of each kernel (~2 min).
+# qemu: sig_enforce, lockdown and permissive boots of each kernel (~1.5 min).
 check-modsig-vm: sign
 	selftests/dkms/vm-modsig.sh $(MATRIX_KVERS)
 
