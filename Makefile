@@ -21,7 +21,9 @@ MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 .PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
 	shellcheck \
 	check-quick bench bench-core bench-cost demo lint checkpatch sparse install \
-	dkms-install clean help deps
+	dkms-install dkms-uninstall deb sign check-dkms check-modsig-vm \
+	shellcheck-dkms \
+	clean help deps
 
 all: module tools
 
@@ -48,7 +50,7 @@ modules-matrix:
 		$(MAKE) -s -C /lib/modules/$$v/build M=$$d W=1 modules; \
 	done
 
-check: lint check-unit check-sim check-vm
+check: lint check-unit check-sim check-vm check-dkms check-modsig-vm
 
 check-quick:
 	$(MAKE) -C tools/testing check-quick
@@ -79,7 +81,7 @@ demo: deps modules-matrix
 
 # Kernel style gates: checkpatch --strict, sparse, W=1 (modules-matrix).
 CHECKPATCH ?= /usr/local/share/clockpro/checkpatch/checkpatch.pl
-lint: checkpatch sparse modules-matrix shellcheck
+lint: checkpatch sparse modules-matrix shellcheck shellcheck-dkms
 
 shellcheck:
 	$(MAKE) -C selftests shellcheck
@@ -105,8 +107,35 @@ install: module
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 	depmod -a $(KVER)
 
+# DKMS, the Debian package, module signing (docs/install.md).
 dkms-install:
 	scripts/dkms-install.sh
+
+dkms-uninstall:
+	scripts/dkms-install.sh --remove
+
+deb:
+	scripts/mkdeb.sh $(BUILD)/deb
+
+# make sign [KEY=key.pem CERT=cert.x509]: .build/signed/<kver>/clockpro.ko
+# for every kernel of the matrix; without KEY/CERT, a key pair made once in
+# .build/signing/.
+KEY ?=
+CERT ?=
+sign: modules-matrix
+	scripts/modsign.sh sign-all "$(KEY)" "$(CERT)" $(BUILD) $(BUILD)/signed $(MATRIX_KVERS)
+
+shellcheck-dkms:
+	shellcheck -x scripts/*.sh selftests/dkms/*.sh selftests/dkms/guest/*.sh \
+		packaging/debian/clockpro-dkms.postinst
+
+# Host: DKMS install/uninstall, the .deb, signatures (root; 2-4 min).
+check-dkms: sign
+	selftests/dkms/check-dkms.sh $(BUILD)
+
+# qemu: sig_enforce, lockdown and permissive boots of each kernel (~1.5 min).
+check-modsig-vm: sign
+	selftests/dkms/vm-modsig.sh $(MATRIX_KVERS)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null
@@ -122,6 +151,12 @@ help:
 	@echo "make bench       hit-ratio matrix (VM), table cost and CPU cost benchmarks"
 	@echo "make bench-cost  CPU cost alone: instructions per op under qemu -icount"
 	@echo "make lint        checkpatch --strict, sparse, W=1 on every kernel"
-	@echo "make install     install for KVER; make dkms-install for DKMS"
+	@echo "make install     install for KVER (docs/install.md)"
+	@echo "make dkms-install   DKMS build+install for every kernel with headers;"
+	@echo "                 make dkms-uninstall removes it"
+	@echo "make deb         .build/deb/clockpro-dkms_<version>-1_all.deb"
+	@echo "make sign [KEY=key.pem CERT=cert]  sign into .build/signed/<kver>/"
+	@echo "make check-dkms  DKMS, .deb and signing tests on this host (root)"
+	@echo "make check-modsig-vm  sig_enforce/lockdown boots in qemu"
 
 endif

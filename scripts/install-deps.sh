@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install everything clockpro needs to build, test and demo, from Debian's
-# own packages.  Idempotent: re-running it installs only what is missing.
+# own packages (debhelper, dh-dkms: "make deb"; openssl: "make sign").
+# Idempotent: re-running it installs only what is missing.
 #
 #   scripts/install-deps.sh            build + tests + demo
 #   NO_KERNELS=1 scripts/install-deps.sh   skip the test-matrix kernels
@@ -19,7 +20,7 @@ PKGS="build-essential make gcc libc6-dev bc kmod cpio xz-utils zstd
       qemu-system-x86 busybox-static e2fsprogs
       sparse clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       valgrind gnuplot-nox dkms perl linux-source-6.1 libclang-rt-14-dev
-      shellcheck"
+      shellcheck debhelper dh-dkms openssl"
 
 need_update=0
 backports_list=/etc/apt/sources.list.d/clockpro-backports.sources
@@ -72,6 +73,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 if [ -n "$missing" ]; then
 	# The container has no bootloader: skip initramfs/grub hooks noise.
+	# shellcheck disable=SC2086 # a list of package names
 	$SUDO apt-get install -y -q --no-install-recommends $missing
 fi
 
