@@ -3,9 +3,8 @@
 # clockpro: CLOCK-Pro nonresident tracking and active-list balancing for
 # stock kernels.  `make help` lists the targets.
 
-ifneq ($(KERNELRELEASE),)
-include $(src)/Kbuild
-else
+# Kbuild (read by the kernel's make for M=) holds the module's build;
+# this file is for people and DKMS-free scripts only.
 
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
@@ -158,5 +157,3 @@ help:
 	@echo "make sign [KEY=key.pem CERT=cert]  sign into .build/signed/<kver>/"
 	@echo "make check-dkms  DKMS, .deb and signing tests on this host (root)"
 	@echo "make check-modsig-vm  sig_enforce/lockdown boots in qemu"
-
-endif

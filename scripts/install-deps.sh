@@ -20,7 +20,7 @@ PKGS="build-essential make gcc libc6-dev bc kmod cpio xz-utils zstd
       qemu-system-x86 busybox-static e2fsprogs
       sparse clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       valgrind gnuplot-nox dkms perl linux-source-6.1 libclang-rt-14-dev
-      shellcheck debhelper dh-dkms openssl"
+      shellcheck debhelper dh-dkms openssl sqlite3 grep coreutils"
 
 need_update=0
 backports_list=/etc/apt/sources.list.d/clockpro-backports.sources
