@@ -19,7 +19,7 @@ MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
 .PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
 	shellcheck \
-	check-quick bench bench-core bench-cost demo lint checkpatch sparse install \
+	check-quick bench bench-core readme-tables bench-cost demo lint checkpatch sparse install \
 	dkms-install dkms-uninstall deb sign check-dkms check-modsig-vm \
 	shellcheck-dkms \
 	clean help deps
@@ -70,6 +70,11 @@ bench-core:
 
 bench: modules-matrix bench-core
 	$(MAKE) -C selftests bench KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
+	scripts/readme-tables.sh --bench $(BUILD)/bench
+
+# The README's result tables from .build/bench (make bench writes them).
+readme-tables:
+	scripts/readme-tables.sh --bench $(BUILD)/bench
 
 # The CPU-cost part of `make bench` alone (qemu -icount, instructions per op).
 bench-cost: modules-matrix

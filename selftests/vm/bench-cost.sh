@@ -50,6 +50,8 @@ CSV=$OUT/cost.csv
 MD=$OUT/cost.md
 rc=0
 [ $REPORT = 1 ] || echo "kernel,lru,path,config,instr_per_op,pct_over_stock,spread_pct,runs,misses_per_op" >"$CSV"
+# the tree the modules were built from, for the README's tables
+[ $REPORT = 1 ] || git -C "$TOP" describe --always --dirty >"$CSV.rev" 2>/dev/null || true
 [ $REPORT = 1 ] || for k in "$@"; do
 	lrus=default
 	grep -qx 'CONFIG_LRU_GEN_ENABLED=y' "/boot/config-$k" 2>/dev/null && lrus="0 1"

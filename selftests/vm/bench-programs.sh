@@ -29,6 +29,7 @@ OUT=$BUILD/bench
 mkdir -p "$OUT"
 CSV=$OUT/programs.csv
 echo "kernel,lru,rep,workload,config,mib_read" >"$CSV"
+git -C "$TOP" describe --always --dirty >"$CSV.rev" 2>/dev/null || true
 
 specs=()
 for k in "$@"; do

@@ -106,6 +106,7 @@ awk -F, 'NR > 1 { printf "%-22s %-10s %8.3f+-%5.3f %8.3f+-%5.3f %8.3f+-%5.3f %8s
 	$1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$OUT/results.csv"
 echo "(hit ratios, mean +- sd over $REPS boots; OPT* simulated at 5000 pages, same shape)"
 echo "results: $OUT/results.csv"
+git -C "$TOP" describe --always --dirty >"$OUT/results.csv.rev" 2>/dev/null || true
 
 if command -v gnuplot >/dev/null; then
 	for k in "$@"; do

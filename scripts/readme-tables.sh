@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Regenerate the README's result tables from the output of `make bench`:
+# each block between "<!-- bench:NAME -->" and "<!-- /bench:NAME -->" is
+# replaced by the table made from .build/bench (NAME: enforce, from
+# results.csv of bench.sh; programs, from programs.csv of
+# bench-programs.sh; cost, from cost.md of bench-cost.sh), with a line
+# naming the commit and date of the files.  A block whose source is missing
+# is left as it is, and said so.
+#
+#   readme-tables.sh [--bench DIR] [README]
+set -eu
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=$TOP/.build/bench
+if [ "${1-}" = --bench ]; then
+	BENCH=$2
+	shift 2
+fi
+README=${1:-$TOP/README.md}
+
+stamp() {	# FILE: its date, and the tree its modules came from (FILE.rev)
+	rev="commit not recorded"
+	[ -s "$1.rev" ] && rev="modules built from $(cat "$1.rev")"
+	echo "<sub>\`make bench\` output $(basename "$1"), $(date -u -r "$1" '+%Y-%m-%d %H:%M UTC'), $rev</sub>"
+}
+
+enforce_table() {
+	f=$BENCH/results.csv
+	[ -s "$f" ] || return 1
+	awk -F, 'NR > 1 { k = $1; sub(/-amd64$/, "", k)
+		if (!(k in seen)) { seen[k] = 1; ks[nk++] = k }
+		if (!($2 in wseen)) { wseen[$2] = 1; ws[nw++] = $2 }
+		c[k, $2] = sprintf("%.2f / %.2f / **%.2f**", $3, $5, $7); opt[$2] = $9; runs = $10 }
+	END {
+		printf "| workload |"; for (i = 0; i < nk; i++) printf " %s |", ks[i]; print " OPT (sim) |"
+		printf "|---|"; for (i = 0; i < nk; i++) printf "--:|"; print "--:|"
+		for (j = 0; j < nw; j++) {
+			printf "| %s |", ws[j]
+			for (i = 0; i < nk; i++) printf " %s |", c[ks[i], ws[j]]
+			printf " %s |\n", opt[ws[j]]
+		}
+		printf "\nHit ratio, stock classic / stock MGLRU / clockpro, mean of %s boot(s) per kernel.\n", runs
+	}' "$f"
+	stamp "$f"
+}
+
+programs_table() {
+	f=$BENCH/programs.csv
+	[ -s "$f" ] || return 1
+	echo "| kernel, boot LRU | grep -r, passes 3-5 | sqlite3 | sqlite3 beside md5sum |"
+	echo "|---|--:|--:|--:|"
+	awk -F, 'NR > 1 { row = $1 "|" $2; rows[row] = 1; c = row "|" $4 "|" ($5 == "clockpro" ? "c" : "s" $5)
+		s[c] += $6; n[c]++ }
+	END {
+		split("search db db+copy", ws, " ")
+		for (row in rows) {
+			split(row, f, "|"); k = f[1]; sub(/-amd64$/, "", k)
+			line = sprintf("| %s %s |", k, f[2] == "1" ? "MGLRU" : "classic")
+			for (j = 1; j <= 3; j++) {
+				key = row "|" ws[j]; b = ""
+				for (cfg in n) if (index(cfg, key "|s") == 1) { m = s[cfg] / n[cfg]; if (b == "" || m < b) b = m }
+				if (!((key "|c") in n) || b == "") { line = line " |"; continue }
+				cp = s[key "|c"] / n[key "|c"]
+				line = line sprintf(" %.0f -> **%.0f** (%+.0f %%) |", b, cp, (cp - b) * 100 / b)
+			}
+			print line
+		}
+	}' "$f" | sort
+	echo
+	boots=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m }' "$f")
+	echo "MiB read from disk, best stock -> clockpro; $boots boot(s) each; MGLRU boots: \`classic_lru=1\`."
+	stamp "$f"
+}
+
+cost_table() {
+	f=$BENCH/cost.md
+	[ -s "$f" ] || return 1
+	awk '/^\| path/ { on = 1 } on && /^$/ { exit }
+		on && ($2 ~ /^(path|---|cached|stream|refault)$/ || /^\|---/) { print }' "$f"
+	echo
+	echo "Instructions per operation under \`qemu -icount\`, % over stock ([docs/cost.md](docs/cost.md))."
+	stamp "$BENCH/cost.csv"
+}
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp" "$tmp.t"' EXIT
+cp "$README" "$tmp"
+for name in enforce programs cost; do
+	grep -q "<!-- bench:$name -->" "$tmp" || continue
+	if ! "${name}_table" >"$tmp.t"; then
+		echo "readme-tables: no $name results in $BENCH: its table left as it is" >&2
+		continue
+	fi
+	awk -v name="$name" -v tf="$tmp.t" '
+		$0 == "<!-- bench:" name " -->" { print; while ((getline l < tf) > 0) print l; skip = 1; next }
+		$0 == "<!-- /bench:" name " -->" { skip = 0 }
+		!skip { print }' "$tmp" >"$tmp.n"
+	mv "$tmp.n" "$tmp"
+done
+cp "$tmp" "$README"
+echo "readme-tables: $README updated from $BENCH"
