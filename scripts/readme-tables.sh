@@ -29,10 +29,11 @@ stamp() {	# FILE: its date, and the tree its modules came from (FILE.rev)
 enforce_table() {
 	f=$BENCH/results.csv
 	[ -s "$f" ] || return 1
-	awk -F, 'NR > 1 { k = $1; sub(/-amd64$/, "", k)
+	awk -F, 'NR > 1 { k = $1; sub(/-amd64/, "", k); sub(/\/mglru$/, " MGLRU boot", k)
 		if (!(k in seen)) { seen[k] = 1; ks[nk++] = k }
 		if (!($2 in wseen)) { wseen[$2] = 1; ws[nw++] = $2 }
-		c[k, $2] = sprintf("%.2f / %.2f / **%.2f**", $3, $5, $7); opt[$2] = $9; runs = $10 }
+		c[k, $2] = sprintf("%s / %s / %s", v($3), v($5), v($7)); opt[$2] = $9 ~ /^[0-9.]+$/ ? sprintf("%.2f", $9) : $9; runs = $10 }
+	function v(x) { return x == "" ? "-" : sprintf("%.2f", x) }
 	END {
 		printf "| workload |"; for (i = 0; i < nk; i++) printf " %s |", ks[i]; print " OPT (sim) |"
 		printf "|---|"; for (i = 0; i < nk; i++) printf "--:|"; print "--:|"

@@ -34,22 +34,28 @@ mkdir -p "$OUT"
 RAW=$OUT/raw.txt
 : >"$RAW"
 
-# One boot per (kernel, repetition); the enforce test itself runs every
+# One boot per (kernel, LRU, repetition); the enforce test itself runs every
 # workload under the three configurations.  Assertion failures are
 # expected to be rare and do not stop the benchmark.
+# A kernel that boots MGLRU runs twice: booted classic, and as it boots
+# (stock MGLRU against clockpro with classic_lru=1), listed as KVER/mglru.
 specs=()
 for k in "$@"; do
-	l=default
-	grep -qx 'CONFIG_LRU_GEN_ENABLED=y' "/boot/config-$k" 2>/dev/null && l=0
-	for ((r = 1; r <= REPS; r++)); do
-		specs+=("$k:$l:enforce")
+	lrus=default
+	grep -qx 'CONFIG_LRU_GEN_ENABLED=y' "/boot/config-$k" 2>/dev/null && lrus="0 1"
+	for l in $lrus; do
+		for ((r = 1; r <= REPS; r++)); do
+			specs+=("$k:$l:enforce")
+		done
 	done
 done
 "$SELF_DIR/run-suites.sh" --build "$BUILD" --jobs "$JOBS" "${specs[@]}" >"$OUT/suites.log" 2>&1
 n=0
 for spec in "${specs[@]}"; do
 	n=$((n + 1))
-	awk -v k="${spec%%:*}" '$1 == "#" && $4 == "hit" && $5 == "ratio" {
+	k=${spec%%:*}
+	case $spec in *:1:*) k=$k/mglru ;; esac
+	awk -v k="$k" '$1 == "#" && $4 == "hit" && $5 == "ratio" {
 		print k, $2, $3, $6 }' "$BUILD/vm/suite-$n.log" >>"$RAW"
 done
 
