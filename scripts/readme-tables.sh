@@ -30,19 +30,19 @@ enforce_table() {
 	f=$BENCH/results.csv
 	[ -s "$f" ] || return 1
 	awk -F, 'NR > 1 { k = $1; sub(/-amd64/, "", k); sub(/\/mglru$/, " MGLRU boot", k)
-		if (!(k in seen)) { seen[k] = 1; ks[nk++] = k }
+		if (!(k in seen)) { seen[k] = 1; ks[nk++] = k; boots[k] = $10 }
 		if (!($2 in wseen)) { wseen[$2] = 1; ws[nw++] = $2 }
-		c[k, $2] = sprintf("%s / %s / %s", v($3), v($5), v($7)); opt[$2] = $9 ~ /^[0-9.]+$/ ? sprintf("%.2f", $9) : $9; runs = $10 }
+		c[k, $2] = sprintf("%s / %s / %s", v($3), v($5), v($7)); opt[$2] = $9 ~ /^[0-9.]+$/ ? sprintf("%.2f", $9) : $9 }
 	function v(x) { return x == "" ? "-" : sprintf("%.2f", x) }
 	END {
-		printf "| workload |"; for (i = 0; i < nk; i++) printf " %s |", ks[i]; print " OPT (sim) |"
+		printf "| workload |"; for (i = 0; i < nk; i++) printf " %s (%s) |", ks[i], boots[ks[i]] == 1 ? "1 boot" : boots[ks[i]] " boots"; print " OPT (sim) |"
 		printf "|---|"; for (i = 0; i < nk; i++) printf "--:|"; print "--:|"
 		for (j = 0; j < nw; j++) {
 			printf "| %s |", ws[j]
 			for (i = 0; i < nk; i++) printf " %s |", c[ks[i], ws[j]]
 			printf " %s |\n", opt[ws[j]]
 		}
-		printf "\nHit ratio, stock classic / stock MGLRU / clockpro, mean of %s boot(s) per kernel.\n", runs
+		print "\nHit ratio, stock classic / stock MGLRU / clockpro (mean over boots)."
 	}' "$f"
 	stamp "$f"
 }
