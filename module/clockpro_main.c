@@ -55,6 +55,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "clockpro.h"
 #include "clockpro/compat.h"
@@ -238,6 +239,29 @@ static int cp_lru_gen_off(unsigned long caps)
  * Put the multi-gen LRU back as enforce found it, knob_lock held.  If
  * someone switched it on meanwhile, it stays as they left it.
  */
+static void cp_lru_gen_restore(const char *why);
+
+/*
+ * The switch moves every folio between the two LRUs' lists, and reclaim
+ * running meanwhile finds little to take: switching back and forth under
+ * memory pressure ended in OOM kills (the stress test, flipping the mode
+ * twice a second on four vCPUs).  So when enforce stops, MGLRU comes back
+ * only after enforce has stayed off for CP_LRU_GEN_HOLD; enforce started
+ * again meanwhile finds it still off.  A failed start, MGLRU switched on
+ * by someone else and the module's unload act at once.
+ */
+#define CP_LRU_GEN_HOLD	(30 * HZ)
+
+static void cp_lru_gen_restore_fn(struct work_struct *work)
+{
+	mutex_lock(&cp.knob_lock);
+	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+		cp_lru_gen_restore("enforce stopped");
+	mutex_unlock(&cp.knob_lock);
+}
+
+static DECLARE_DELAYED_WORK(cp_lru_gen_restore_work, cp_lru_gen_restore_fn);
+
 static void cp_lru_gen_restore(const char *why)
 {
 	unsigned long caps;
@@ -488,6 +512,8 @@ static int cp_mode_set(const char *buf)
 			goto out_unlock;
 		}
 	}
+	if (cp_live && mode == CP_MODE_ENFORCE)
+		cancel_delayed_work(&cp_lru_gen_restore_work);	/* held off */
 	if (cp_live && mode == CP_MODE_ENFORCE &&
 	    READ_ONCE(cp.mode) != CP_MODE_ENFORCE) {
 		cp_slots_reset();
@@ -507,7 +533,9 @@ static int cp_mode_set(const char *buf)
 		}
 		if (mode == CP_MODE_OBSERVE) {
 			cp_hooks_arm(false);	/* a cached read costs nothing */
-			cp_lru_gen_restore("enforce stopped");
+			if (cp_lru_gen_saved)
+				mod_delayed_work(system_wq, &cp_lru_gen_restore_work,
+						 CP_LRU_GEN_HOLD);
 		}
 	}
 out_unlock:
@@ -1062,6 +1090,7 @@ static void __exit clockpro_exit(void)
 
 	debugfs_remove_recursive(cp_debugfs);	/* waits for its readers */
 	cp_hooks_unregister();			/* waits for the probes */
+	cancel_delayed_work_sync(&cp_lru_gen_restore_work);
 	mutex_lock(&cp.knob_lock);
 	cp_lru_gen_restore("module unloaded");
 	mutex_unlock(&cp.knob_lock);

@@ -100,9 +100,15 @@ if [ "$(cp_lru_gen)" = 1 ]; then
 	tap_check "classic_lru: MGLRU off while enforcing ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = 0x0000
 	tap_check "stats: lru_gen_held_off $boot" grep -qx "lru_gen_held_off $boot" "$CP_DFS/stats"
 	good_write "$PAR/mode" observe
-	tap_check "classic_lru: MGLRU back at $boot after enforce ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = "$boot"
+	# MGLRU comes back 30 s after enforce stopped (not at each flip)
+	good_write "$CP_DFS/mode" enforce
+	good_write "$CP_DFS/mode" observe
+	tap_check "classic_lru: MGLRU still off right after observe ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = 0x0000
+	sleep 32
+	tap_check "classic_lru: MGLRU back at $boot 30 s after enforce stopped ($(cat $LRU_GEN))" test "$(cat $LRU_GEN)" = "$boot"
 	tap_check "stats: lru_gen_held_off 0x0000" grep -qx "lru_gen_held_off 0x0000" "$CP_DFS/stats"
 	tap_check "dmesg says MGLRU went off and came back" sh -c "dmesg | grep -q 'classic_lru: the multi-gen LRU is off while enforcing (lru_gen/enabled was $boot)' && dmesg | grep -q 'classic_lru: the multi-gen LRU is back (lru_gen/enabled $boot): enforce stopped'"
+	tap_cmp "MGLRU switched off once for three enforce starts" "$(dmesg | grep -c 'classic_lru: the multi-gen LRU is off while enforcing')" "==" 1
 else
 	good_write "$CP_DFS/mode" enforce
 	good_write "$PAR/mode" observe
