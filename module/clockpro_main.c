@@ -210,58 +210,10 @@ MODULE_PARM_DESC(classic_lru,
 		 "Under the multi-gen LRU, enforce switches it off while it enforces and restores it after [DEFAULT: N]");
 static unsigned long cp_lru_gen_saved;
 
-/* The multi-gen LRU off for enforce, knob_lock held. */
-static int cp_lru_gen_off(unsigned long caps)
-{
-	unsigned long now;
-	int ret;
-
-	lockdep_assert_held(&cp.knob_lock);
-	ret = cp_lru_gen_write(0);
-	if (!ret)
-		ret = cp_lru_gen_read(&now);
-	if (!ret && (now & 1))
-		ret = -EBUSY;
-	if (ret) {
-		pr_err("classic_lru: cannot switch the multi-gen LRU off (error %d)\n",
-		       ret);
-		if (ret != -EBUSY && !cp_lru_gen_read(&now) && !(now & 1))
-			cp_lru_gen_write(caps);	/* partly written: undo */
-		return ret;
-	}
-	cp_lru_gen_saved = caps;
-	pr_info("classic_lru: the multi-gen LRU is off while enforcing (lru_gen/enabled was 0x%04lx)\n",
-		caps);
-	return 0;
-}
-
 /*
  * Put the multi-gen LRU back as enforce found it, knob_lock held.  If
  * someone switched it on meanwhile, it stays as they left it.
  */
-static void cp_lru_gen_restore(const char *why);
-
-/*
- * The switch moves every folio between the two LRUs' lists, and reclaim
- * running meanwhile finds little to take: switching back and forth under
- * memory pressure ended in OOM kills (the stress test, flipping the mode
- * twice a second on four vCPUs).  So when enforce stops, MGLRU comes back
- * only after enforce has stayed off for CP_LRU_GEN_HOLD; enforce started
- * again meanwhile finds it still off.  A failed start, MGLRU switched on
- * by someone else and the module's unload act at once.
- */
-#define CP_LRU_GEN_HOLD	(30 * HZ)
-
-static void cp_lru_gen_restore_fn(struct work_struct *work)
-{
-	mutex_lock(&cp.knob_lock);
-	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
-		cp_lru_gen_restore("enforce stopped");
-	mutex_unlock(&cp.knob_lock);
-}
-
-static DECLARE_DELAYED_WORK(cp_lru_gen_restore_work, cp_lru_gen_restore_fn);
-
 static void cp_lru_gen_restore(const char *why)
 {
 	unsigned long caps;
@@ -285,6 +237,57 @@ static void cp_lru_gen_restore(const char *why)
 	}
 	cp_lru_gen_saved = 0;
 }
+
+/*
+ * The multi-gen LRU off for enforce, knob_lock held.  Once the switch is
+ * written, @caps is what to put back; a switch that does not read back off
+ * is put back at once.
+ */
+static int cp_lru_gen_off(unsigned long caps)
+{
+	unsigned long now;
+	int ret;
+
+	lockdep_assert_held(&cp.knob_lock);
+	ret = cp_lru_gen_write(0);
+	if (ret)
+		goto err;
+	cp_lru_gen_saved = caps;
+	ret = cp_lru_gen_read(&now);
+	if (!ret && (now & 1))
+		ret = -EBUSY;
+	if (ret) {
+		cp_lru_gen_restore("enforce refused");
+		goto err;
+	}
+	pr_info("classic_lru: the multi-gen LRU is off while enforcing (lru_gen/enabled was 0x%04lx)\n",
+		caps);
+	return 0;
+err:
+	pr_err("classic_lru: cannot switch the multi-gen LRU off (error %d)\n", ret);
+	return ret;
+}
+
+/*
+ * The switch moves every folio between the two LRUs' lists, and reclaim
+ * running meanwhile finds little to take: switching back and forth under
+ * memory pressure ended in OOM kills (the stress test, flipping the mode
+ * twice a second on four vCPUs).  So when enforce stops, MGLRU comes back
+ * only after enforce has stayed off for CP_LRU_GEN_HOLD; enforce started
+ * again meanwhile finds it still off.  A failed start, MGLRU switched on
+ * by someone else and the module's unload act at once.
+ */
+#define CP_LRU_GEN_HOLD	(30 * HZ)
+
+static void cp_lru_gen_restore_fn(struct work_struct *work)
+{
+	mutex_lock(&cp.knob_lock);
+	if (cp_live && READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+		cp_lru_gen_restore("enforce stopped");
+	mutex_unlock(&cp.knob_lock);
+}
+
+static DECLARE_DELAYED_WORK(cp_lru_gen_restore_work, cp_lru_gen_restore_fn);
 
 /*
  * Publish the histogram geometry of the knobs, knob_lock held: a width of
@@ -511,9 +514,9 @@ static int cp_mode_set(const char *buf)
 			cp_refuse("enforce refused: %s\n", cp_enforce_refusal(ret));
 			goto out_unlock;
 		}
+		/* MGLRU held off after enforce stopped: it stays off */
+		cancel_delayed_work(&cp_lru_gen_restore_work);
 	}
-	if (cp_live && mode == CP_MODE_ENFORCE)
-		cancel_delayed_work(&cp_lru_gen_restore_work);	/* held off */
 	if (cp_live && mode == CP_MODE_ENFORCE &&
 	    READ_ONCE(cp.mode) != CP_MODE_ENFORCE) {
 		cp_slots_reset();

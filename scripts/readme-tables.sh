@@ -9,15 +9,22 @@
 # naming the commit and date of the files.  A block whose source is missing
 # is left as it is, and said so.
 #
-#   readme-tables.sh [--bench DIR] [README]
+#   readme-tables.sh [--bench DIR] [--print NAME] [README]
+#
+# --print NAME writes NAME's table to standard output instead (the bench
+# scripts' own summaries).
 set -eu
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$TOP/.build/bench
-if [ "${1-}" = --bench ]; then
-	BENCH=$2
-	shift 2
-fi
+PRINT=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bench) BENCH=$2; shift 2 ;;
+	--print) PRINT=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 README=${1:-$TOP/README.md}
 
 stamp() {	# FILE: its date, and the tree its modules came from (FILE.rev)
@@ -84,6 +91,14 @@ cost_table() {
 	echo "Instructions per operation under \`qemu -icount\`, % over stock ([docs/cost.md](docs/cost.md))."
 	stamp "$BENCH/cost.csv"
 }
+
+if [ -n "$PRINT" ]; then
+	case $PRINT in
+	enforce | programs | cost) "${PRINT}_table" ;;
+	*) echo "readme-tables: no table $PRINT (enforce, programs, cost)" >&2; exit 2 ;;
+	esac
+	exit
+fi
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.t"' EXIT

@@ -8,7 +8,7 @@
 # the classic LRU but has MGLRU, also with MGLRU on (clockpro then runs
 # with classic_lru=1), REPS boots each.  Writes .build/bench/programs.csv
 # (kernel, boot LRU, rep, workload, configuration, MiB read) and
-# programs.md (mean and range per cell).
+# programs.md (the README's table: means over boots).
 #
 #   bench-programs.sh [--build DIR] [--reps N] KVER...
 set -u
@@ -63,28 +63,6 @@ for s in "${specs[@]}"; do
 		}' "$BUILD/vm/suite-$n.log" >>"$CSV"
 done
 
-{
-	echo "MiB read from disk (mean, min-max over boots); lru: the LRU the kernel booted"
-	echo
-	echo "| kernel | lru | workload | stock | mglru | clockpro | clockpro vs best stock |"
-	echo "|---|---|---|--:|--:|--:|--:|"
-	awk -F, 'NR > 1 {
-		key = $1 "|" $2 "|" $4; k[key] = 1; c = key "|" $5
-		s[c] += $6; n[c]++
-		if (!(c in lo) || $6 < lo[c]) lo[c] = $6
-		if (!(c in hi) || $6 > hi[c]) hi[c] = $6
-	}
-	function cell(c) { return (c in n) ? sprintf("%.1f (%.1f-%.1f)", s[c] / n[c], lo[c], hi[c]) : "" }
-	END {
-		for (key in k) {
-			split(key, f, "|"); best = ""
-			if ((key "|stock") in n) best = s[key "|stock"] / n[key "|stock"]
-			if ((key "|mglru") in n && (best == "" || s[key "|mglru"] / n[key "|mglru"] < best)) best = s[key "|mglru"] / n[key "|mglru"]
-			cp = (key "|clockpro") in n ? s[key "|clockpro"] / n[key "|clockpro"] : ""
-			d = (best != "" && cp != "" && best > 0) ? sprintf("%+.0f %%", (cp - best) * 100 / best) : ""
-			printf "| %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], cell(key "|stock"), cell(key "|mglru"), cell(key "|clockpro"), d
-		}
-	}' "$CSV" | sort
-} >"$OUT/programs.md"
+"$TOP/scripts/readme-tables.sh" --bench "$OUT" --print programs >"$OUT/programs.md"
 cat "$OUT/programs.md"
 exit $rc
