@@ -454,6 +454,8 @@ static const char *usage_text =
 "  phase FILE REGION_BYTES OFF1 OFF2 PASSES [--random]\n"
 "      (a later pass with misses also prints misses_by_tenth PHASE PASS\n"
 "       and the misses in each tenth of the region)\n"
+"  moving FILE REGION_BYTES OFF1 OFF2 NREADS   uniform random reads over\n"
+"      one region, then as many over another (a working set that moves)\n"
 "  zigzag FILE BYTES PASSES [--offset OFF]\n"
 "  anon MB PASSES [--read-only]\n"
 "  cachesize FILE OFFSET BYTES     stream and sample the file LRU size\n"
@@ -976,30 +978,43 @@ static int cmd_twopools(int argc, char **argv)
 	return t.verify_errors ? 1 : 0;
 }
 
+/*
+ * FILE REGION_BYTES OFF1 OFF2 N: two regions of one file (phase, moving).
+ * Opens the file and checks both ranges; returns N.
+ */
+static uint64_t two_regions_open(int argc, char **argv, struct opts *o, struct target *t,
+				 uint64_t *region, uint64_t off[2])
+{
+	char *pos[5];
+	int npos;
+	uint64_t n;
+
+	parse_args(argc, argv, o, pos, &npos, 5);
+	need_args(npos, 5);
+	*region = parse_size(pos[1]) & ~(PAGE_SZ - 1);
+	off[0] = parse_size(pos[2]);
+	off[1] = parse_size(pos[3]);
+	n = parse_u64(pos[4]);
+	target_open(t, pos[0], PAGE_SZ);
+	check_range(t, off[0], *region, "region 1");
+	check_range(t, off[1], *region, "region 2");
+	if (o->verify)
+		target_verify(t, o->verify_seed);
+	set_advice(t->fd, o->readahead ? POSIX_FADV_NORMAL : POSIX_FADV_RANDOM);
+	return n;
+}
+
 /* === phase === */
 
 static int cmd_phase(int argc, char **argv)
 {
 	struct opts o = { .readahead = 0, .seed = 1, .phases = 4 };
-	char *pos[5];
-	int npos;
 	struct target t;
 	struct rng r;
 	uint64_t region, off[2], passes, npages, *perm = NULL;
 	uint64_t tot_r = 0, tot_h = 0;
 
-	parse_args(argc, argv, &o, pos, &npos, 5);
-	need_args(npos, 5);
-	region = parse_size(pos[1]) & ~(PAGE_SZ - 1);
-	off[0] = parse_size(pos[2]);
-	off[1] = parse_size(pos[3]);
-	passes = parse_u64(pos[4]);
-	target_open(&t, pos[0], PAGE_SZ);
-	check_range(&t, off[0], region, "phase 1");
-	check_range(&t, off[1], region, "phase 2");
-	if (o.verify)
-		target_verify(&t, o.verify_seed);
-	set_advice(t.fd, o.readahead ? POSIX_FADV_NORMAL : POSIX_FADV_RANDOM);
+	passes = two_regions_open(argc, argv, &o, &t, &region, off);
 	npages = region / PAGE_SZ;
 	rng_seed(&r, o.seed);
 
@@ -1054,6 +1069,53 @@ static int cmd_phase(int argc, char **argv)
 	}
 	printf("reads %" PRIu64 "\nhits %" PRIu64 "\nhit_ratio %.4f\n", tot_r, tot_h,
 	       ratio(tot_h, tot_r));
+	print_verify(&t);
+	return t.verify_errors ? 1 : 0;
+}
+
+/* === moving === */
+
+/*
+ * A working set that moves while in use: NREADS uniform random page reads
+ * over one region, then NREADS over another.  The second half of the
+ * second region's reads is the steady state after the move.
+ */
+static int cmd_moving(int argc, char **argv)
+{
+	struct opts o = { .readahead = 0, .seed = 1, .phases = 4 };
+	struct target t;
+	struct rng r;
+	uint64_t region, off[2], nreads, npages;
+
+	nreads = two_regions_open(argc, argv, &o, &t, &region, off);
+	npages = region / PAGE_SZ;
+	if (!npages)
+		die("empty region");
+	rng_seed(&r, o.seed);
+
+	print_common("moving", &t);
+	printf("region_bytes %" PRIu64 "\noffset1 %" PRIu64 "\noffset2 %" PRIu64
+	       "\nnreads %" PRIu64 "\nseed %" PRIu64 "\nreadahead %d\n",
+	       region, off[0], off[1], nreads, o.seed, o.readahead);
+	for (int ph = 0; ph < 2; ph++) {
+		uint64_t h1 = 0, h2 = 0, s0 = sectors_read(&t);
+		double t0 = now();
+
+		for (uint64_t i = 0; i < nreads; i++) {
+			uint64_t pg = rng_below(&r, npages);
+			int hit = read_page_checked(&t, off[ph] + pg * PAGE_SZ);
+
+			if (i < nreads / 2)
+				h1 += hit;
+			else
+				h2 += hit;
+		}
+		printf("region %d first_half %.4f second_half %.4f read_sectors %" PRIu64
+		       " secs %.3f\n", ph + 1, ratio(h1, nreads / 2),
+		       ratio(h2, nreads - nreads / 2), sectors_read(&t) - s0, now() - t0);
+		printf("region%d_hit_ratio_steady %.4f\n", ph + 1,
+		       ratio(h2, nreads - nreads / 2));
+	}
 	print_verify(&t);
 	return t.verify_errors ? 1 : 0;
 }
@@ -1323,6 +1385,7 @@ static const struct {
 	{ "zipf", cmd_zipf },
 	{ "twopools", cmd_twopools },
 	{ "phase", cmd_phase },
+	{ "moving", cmd_moving },
 	{ "zigzag", cmd_zigzag },
 	{ "anon", cmd_anon },
 	{ "cachesize", cmd_cachesize },
