@@ -120,30 +120,6 @@
  * rotates and on pages the kernel activates on their second read; a
  * page inserted hot has neither until it is read again.
  *
- *		When the working set moves
- *
- * A working set that moves on while it is still being reused (random
- * reads over one region, then over another) is no idle hot set: its
- * pages are read again at once.  It leaves the old hot set unused, and
- * the hand, once it has cleared the old pages' bits, finds victim after
- * victim; yet each refault of the new set waits for one, and since it is
- * the refault kept cold that sends the hand, only about every other
- * refault finds one.  Random reads of 0.8 C after another 0.8 C hit 0.77
- * here where the kernel's own lists hit 0.94.
- *
- * CLOCK-Pro's hand is synchronous: it finds the victim before the
- * promotion.  The nearest thing a hand run by reclaim has is its recent
- * yield, the share of hot pages it found unreferenced (a moving average
- * over its last 32 or so steps).  While that is at least one half, a
- * refault that would wait is promoted at once and the hand owes its victim:
- * the next unreferenced page it reaches pays the debt before it earns a
- * credit (at most 4 x hand_batch owed).  A loop or a zigzag also leaves
- * hot pages unreferenced for a while, between their uses; there the
- * demoted pages come back (a refault of a demoted hot page within the
- * LRU's size, or the reuse of one still resident), and each comeback takes
- * an eighth of the yield away, which keeps it low while comebacks are
- * more than a small fraction of the demotions.
- *
  *		Holding the target
  *
  * cp_policy_deactivate() tells the kernel how many of nr_to_scan active
@@ -520,47 +496,6 @@ enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 	return CP_PROMOTE;
 }
 
-/*
- * The share of hot pages the hand found unreferenced, in 1/1024: a moving
- * average over about its last 2^CP_STALE_SHIFT steps, and each demoted hot
- * page wanted back takes an eighth (2^-CP_STALE_BACK) of it away.
- */
-#define CP_STALE_SHIFT		5
-#define CP_STALE_BACK		3
-
-static void cp_note_scan(struct cp_lru_state *s, bool unused)
-{
-	if (unused)
-		s->stale += (CP_STALE_ONE - s->stale) >> CP_STALE_SHIFT;
-	else
-		s->stale -= s->stale >> CP_STALE_SHIFT;
-}
-
-/*
- * A demoted hot page was wanted again: the hot pages the hand finds
- * unreferenced are not stale, only between uses (a loop, a zigzag).
- */
-static void cp_victim_back(struct cp_lru_state *s)
-{
-	s->stale -= s->stale >> CP_STALE_BACK;
-}
-
-/* A refault sends the hot hand one step further (a bounded backlog). */
-static void cp_send_hand(const struct cp_policy_params *p,
-			 struct cp_lru_state *s)
-{
-	if (s->pending < 4 * (u64)p->hand_batch)
-		s->pending++;
-}
-
-/* A refault may be promoted ahead of its victim (see the top of the file). */
-static bool cp_hand_finds_stale(const struct cp_policy_params *p,
-				const struct cp_lru_state *s)
-{
-	return s->stale >= CP_STALE_ONE / 2 &&
-	       s->owed < 4 * (u64)p->hand_batch;
-}
-
 /**
  * cp_policy_refault - decide where a refaulting page goes
  * @p: parameters
@@ -600,8 +535,6 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		if (s->idle_shift < 6)
 			s->idle_shift++;
 	}
-	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz))
-		cp_victim_back(s);
 	cp_ensure_init(p, s, sz);
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
@@ -629,16 +562,9 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		s->promotions++;
 		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
-	if (cp_hand_finds_stale(p, s)) {
-		/* the victim is all but certain: the hand owes it */
-		s->owed++;
-		cp_send_hand(p, s);
-		s->promotions++;
-		s->advanced++;
-		return CP_PROMOTE;
-	}
 	/* Every hot page seen lately was referenced: they earn their keep. */
-	cp_send_hand(p, s);
+	if (s->pending < 4 * (u64)p->hand_batch)
+		s->pending++;
 	if (s->wanted < 4 * (u64)p->hand_batch)
 		s->wanted++;
 	cp_grow(p, s, sz, test);
@@ -699,8 +625,6 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 
 	if (!(flags & CP_FLAG_META))
 		cp_policy_reused(s);	/* a cold page used again */
-	if (flags & CP_FLAG_ACTIVE)
-		cp_victim_back(s);
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;
@@ -746,7 +670,6 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			s->idle_debt++;
 		return false;
 	}
-	cp_note_scan(s, !(seen & (CP_SCAN_REFERENCED | CP_SCAN_YOUNG)));
 	if (seen & (CP_SCAN_REFERENCED | CP_SCAN_YOUNG)) {
 		s->rotated++;
 		return true;
@@ -758,11 +681,8 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 	if (s->wanted)
 		s->wanted--;
 	s->demoted++;
-	if (s->owed)
-		s->owed--;	/* a refault promoted ahead of it */
-	else if (s->target &&
-		 (s64)sz->active <= cp_policy_target(p, s, sz) &&
-		 s->credits < sz->active)
+	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
+	    s->credits < sz->active)
 		s->credits++;
 	return false;
 }

@@ -39,9 +39,6 @@ struct cp_policy_params {
 }
 
 /* Per-lruvec adaptive state (one per memcg x node in the kernel). */
-/* cp_lru_state.stale is a share of the hot pages scanned: this is all */
-#define CP_STALE_ONE		1024
-
 struct cp_lru_state {
 	s64 target;		/* hot target, pages; 0 = not yet set */
 	u64 credits;		/* unreferenced hot pages demoted, unused */
@@ -61,8 +58,6 @@ struct cp_lru_state {
 	u64 idle_debt;		/* hot pages the idle rule demoted */
 	u32 idle_shift;		/* idle window doubled this many times */
 	u64 idle_clock;		/* eviction clock at the last idle demotion */
-	u32 stale;		/* hot pages the hand found unused, lately */
-	u64 owed;		/* refaults promoted before their victim */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -77,7 +72,6 @@ struct cp_lru_state {
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
-	u64 advanced;		/* refaults promoted ahead of their victim */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */

@@ -1116,6 +1116,10 @@ static int cmd_moving(int argc, char **argv)
 		printf("region%d_hit_ratio_steady %.4f\n", ph + 1,
 		       ratio(h2, nreads - nreads / 2));
 	}
+	/* what the move left in memory: the old region should be gone */
+	printf("region1_resident_after %.4f\nregion2_resident_after %.4f\n",
+	       ratio(resident_pages(&t, off[0], region), npages),
+	       ratio(resident_pages(&t, off[1], region), npages));
 	print_verify(&t);
 	return t.verify_errors ? 1 : 0;
 }

@@ -681,7 +681,6 @@ static int k_run(struct run *r, bool cp)
 		run_stat(r, "shrink", (double)m.st.shrink);
 		run_stat(r, "rotated", (double)m.st.rotated);
 		run_stat(r, "demoted", (double)m.st.demoted);
-		run_stat(r, "advanced", (double)m.st.advanced);
 		run_stat(r, "idle_hot", (double)m.st.idle_hot);
 		run_stat(r, "idle_demoted", (double)m.st.idle_demoted);
 		run_stat(r, "deact_skips", (double)m.st.skips);

@@ -55,7 +55,7 @@ policy|fixed target adapts|if (p->fixed_pct \|\| !n)|if (!n)
 policy|credits not spent|s->credits--;|;
 policy|never fills the hot set|if ((s64)sz->active < target) {|if (0) {
 policy|pending uncapped|if (s->pending < 4 * (u64)p->hand_batch)|if (1)
-policy|credits above target|		 (s64)sz->active <= cp_policy_target(p, s, sz) &&|		 1 &&
+policy|credits above target|if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&|if (s->target &&
 policy|validate accepts step 0|if (!p->step \|\| p->step > 65536)|if (p->step > 65536)
 nonres|local distance is the global one|return min_t(u64, (u32)(now - a), distance);|return distance;
 nonres|local clock samples not recorded|lc->at[i % CP_LCLOCK_SAMPLES] = (u32)lc->now;|(void)i;
@@ -113,11 +113,6 @@ policy|lost bet not reinstated|	if (lost) {|	if (0) {
 policy|lost bet at any age|sz->clock <= s->idle_clock + cp_lru(sz) + distance) {|1) {
 policy|idle demotion time not kept|s->idle_clock = sz->clock;|(void)0;
 policy|idle hand ages|	if (cp_idle(p, s, sz)) {|	if (0) {
-policy|never promotes ahead|return s->stale >= CP_STALE_ONE / 2 &&|return 0 &&
-policy|promotes ahead of a hot set in use|return s->stale >= CP_STALE_ONE / 2 &&|return 1 &&
-policy|comebacks do not count|s->stale -= s->stale >> CP_STALE_BACK;|(void)0;
-policy|owed victims uncapped|s->owed < 4 * (u64)p->hand_batch;|1;
-policy|owed victims never paid|s->owed--;	/* a refault promoted ahead of it */|(void)0;
 policy|aging owed for the episode|cp_age_restart(s, sz);	/* none owed */|(void)0;
 EOF
 )

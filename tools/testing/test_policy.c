@@ -774,100 +774,6 @@ static void test_loop_scenario(void)
  * each victim both lowers the active list (the room is refilled as
  * "filling") and leaves a credit, which buys a second promotion later.
  */
-/*
- * The working set moved: the hand finds nearly every hot page unused, and
- * refaults are promoted ahead of their victims, which the hand then owes
- * (at most 4 x hand_batch), paid before any credit.  Demoted hot pages
- * coming back (a loop between uses) stop it.
- */
-/* A refault at distance 1500 and nothing else; the sizes follow. */
-static int mini_refault_only(struct mini_lru *m, u32 flags)
-{
-	int v = cp_policy_refault(&m->p, &m->s, &m->sz, 1500, flags);
-
-	if (v == CP_PROMOTE) {
-		m->promoted++;
-		m->sz.active++;
-		m->sz.inactive--;
-	}
-	return v;
-}
-
-static void test_promote_ahead(void)
-{
-	struct mini_lru m = { 0 };
-	u64 k, ahead, owed, credits, cap;
-	int v;
-
-	fresh(&m.p, &m.s, &m.sz, 1000, 1000);
-	for (k = 0; k < 3000; k++)
-		mini_refault(&m, true);
-	cap = 4 * (u64)m.p.hand_batch;
-	CHECK(m.s.stale < CP_STALE_ONE / 2, "a hot set in use: yield %u",
-	      m.s.stale);
-	/* the old set is unused: 64 victims, spent by 64 refaults */
-	for (k = 0; k < 64; k++)
-		if (!cp_policy_hot_scanned(&m.p, &m.s, &m.sz, 0)) {
-			m.sz.active--;
-			m.sz.inactive++;
-		}
-	CHECK(m.s.stale >= CP_STALE_ONE / 2, "stale set: yield %u",
-	      m.s.stale);
-	while (m.s.credits)
-		mini_refault_only(&m, 0);
-	ahead = m.s.advanced;
-	for (k = 0; k < cap + 100; k++)
-		mini_refault_only(&m, 0);
-	tap_info("stale hot set: %llu of %llu refaults promoted ahead, %llu owed",
-		 (unsigned long long)(m.s.advanced - ahead),
-		 (unsigned long long)(cap + 100),
-		 (unsigned long long)m.s.owed);
-	CHECK(m.s.advanced - ahead == cap && m.s.owed == cap,
-	      "promoted ahead %llu, owed %llu, cap %llu",
-	      (unsigned long long)(m.s.advanced - ahead),
-	      (unsigned long long)m.s.owed, (unsigned long long)cap);
-	/* the debt is paid before any credit is earned */
-	owed = m.s.owed;
-	credits = m.s.credits;
-	for (k = 0; k < 10; k++) {
-		CHECK(!cp_policy_hot_scanned(&m.p, &m.s, &m.sz, 0),
-		      "an unused page is demoted");
-		m.sz.active--;
-		m.sz.inactive++;
-	}
-	CHECK(m.s.owed == owed - 10 && m.s.credits == credits,
-	      "owed %llu -> %llu, credits %llu -> %llu",
-	      (unsigned long long)owed, (unsigned long long)m.s.owed,
-	      (unsigned long long)credits, (unsigned long long)m.s.credits);
-	/* eight demoted hot pages reused: no longer stale */
-	for (k = 0; k < 8; k++)
-		cp_policy_cold_hit(&m.p, &m.s, &m.sz, CP_FLAG_ACTIVE);
-	ahead = m.s.advanced;
-	v = mini_refault_only(&m, 0);
-	CHECK(v == CP_KEEP_COLD && m.s.advanced == ahead,
-	      "after comebacks: verdict %d, yield %u", v, m.s.stale);
-
-	/*
-	 * A loop: every other page the hand demotes comes back within the
-	 * LRU's size as a demoted hot page.  Nothing goes ahead.
-	 */
-	fresh(&m.p, &m.s, &m.sz, 1000, 1000);
-	for (k = 0; k < 3000; k++)
-		mini_refault(&m, true);
-	ahead = m.s.advanced;
-	for (k = 0; k < 2000; k++) {
-		if (!cp_policy_hot_scanned(&m.p, &m.s, &m.sz, 0)) {
-			m.sz.active--;
-			m.sz.inactive++;
-		}
-		if (k % 2)
-			mini_refault_only(&m, CP_FLAG_ACTIVE);
-		mini_refault_only(&m, 0);
-	}
-	CHECK(m.s.advanced == ahead, "loop: %llu promoted ahead (yield %u)",
-	      (unsigned long long)(m.s.advanced - ahead), m.s.stale);
-}
-
 static void test_one_promotion_per_victim(void)
 {
 	struct mini_lru m = { 0 };
@@ -880,13 +786,7 @@ static void test_one_promotion_per_victim(void)
 	target = cp_policy_target(&m.p, &m.s, &m.sz);
 	m.promoted = 0;
 	for (k = 0; k < 100; k++) {
-		/*
-		 * The hand finds one victim among three pages, then one
-		 * refault: a hot set in use (a yield of one third does not
-		 * let refaults go ahead of their victims).
-		 */
-		cp_policy_hot_scanned(&m.p, &m.s, &m.sz, CP_SCAN_REFERENCED);
-		cp_policy_hot_scanned(&m.p, &m.s, &m.sz, CP_SCAN_REFERENCED);
+		/* The hand finds one victim, then one refault. */
 		if (!cp_policy_hot_scanned(&m.p, &m.s, &m.sz, false)) {
 			m.sz.active--;
 			m.sz.inactive++;
@@ -1615,7 +1515,6 @@ static const struct cp_test tests[] = {
 	{ "fill_burst", test_fill_burst },
 	{ "loop_scenario", test_loop_scenario },
 	{ "one_promotion_per_victim", test_one_promotion_per_victim },
-	{ "promote_ahead", test_promote_ahead },
 	{ "fixed_target", test_fixed },
 	{ "credit_only_within_target", test_credit_within_target },
 	{ "deactivate_rules", test_deactivate },

@@ -141,7 +141,8 @@ run() {
 		# random reads over one region, then over another: the
 		# second half of the second region's reads
 		work moving "$CP_DATA" "$REGION" 0 "$REGION" "$((CPG * 4))" &&
-		h=$(kv region2_hit_ratio_steady "$out")
+		h=$(kv region2_hit_ratio_steady "$out") &&
+		tap_diag "moving $cfg: resident after: old region $(kv region1_resident_after "$out"), new $(kv region2_resident_after "$out")"
 		;;
 	zigzag)
 		work zigzag "$CP_DATA" "$ZZ" 6 &&
@@ -163,7 +164,7 @@ run() {
 		h=0
 	fi
 	if [ "$cfg" = clockpro ]; then
-		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|promoted_ahead|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
 		if [ -n "$ENFORCE_ARGS" ]; then
