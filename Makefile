@@ -19,7 +19,7 @@ MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
 .PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
 	shellcheck \
-	check-quick bench bench-core readme-tables bench-cost demo lint checkpatch sparse install \
+	check-quick bench bench-core readme-tables bench-json bench-cost demo lint checkpatch sparse install \
 	dkms-install dkms-uninstall deb sign check-dkms check-modsig-vm \
 	shellcheck-dkms \
 	clean help deps
@@ -56,6 +56,7 @@ check-quick:
 
 check-unit:
 	$(MAKE) -C tools/testing check
+	tools/testing/test-bench-json.sh
 
 check-sim:
 	$(MAKE) -C tools sim
@@ -71,10 +72,15 @@ bench-core:
 bench: modules-matrix bench-core
 	$(MAKE) -C selftests bench KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
 	scripts/readme-tables.sh --bench $(BUILD)/bench
+	scripts/bench-json.sh $(BUILD)/bench
 
 # The README's result tables from .build/bench (make bench writes them).
 readme-tables:
 	scripts/readme-tables.sh --bench $(BUILD)/bench
+
+# Every figure of .build/bench in one file, results.json (and cost.png).
+bench-json:
+	scripts/bench-json.sh $(BUILD)/bench
 
 # The CPU-cost part of `make bench` alone (qemu -icount, instructions per op).
 bench-cost: modules-matrix
@@ -89,6 +95,7 @@ lint: checkpatch sparse modules-matrix shellcheck shellcheck-dkms
 
 shellcheck:
 	$(MAKE) -C selftests shellcheck
+	shellcheck -x scripts/*.sh tools/testing/test-bench-json.sh
 
 checkpatch:
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \
@@ -154,6 +161,7 @@ help:
 	@echo "make check-quick fast user-space tests only"
 	@echo "make bench       hit-ratio matrix (VM), table cost and CPU cost benchmarks"
 	@echo "make bench-cost  CPU cost alone: instructions per op under qemu -icount"
+	@echo "make bench-json  .build/bench/results.json (+ cost.png) from the bench CSVs"
 	@echo "make lint        checkpatch --strict, sparse, W=1 on every kernel"
 	@echo "make install     install for KVER (docs/install.md)"
 	@echo "make dkms-install   DKMS build+install for every kernel with headers;"

@@ -16,6 +16,9 @@
 #   the loop inside a cgroup v2 limited to C/2 (memory.max): >= 0.6, where
 #   reclaim works on the memcg's own lruvec
 # (zipf and two pools: 8 C reads, the last quarter measured)
+#   a working set that moves (random reads over 0.8 C, then over another
+#   0.8 C; the second half after the move): no more than 5 points below
+#   the best stock
 #   every workload but zigzag: no more than 1 point below the best stock
 #   (reported: TODO when missed); phase: >= 0.70, a first run below it
 #   reported and the workload run once more (see below)
@@ -64,6 +67,7 @@ Z=$(mb "$C * 3")
 SMALL=$(mb "$C / 2")
 LARGE=$(mb "$C * 5")
 REGION=$(mb "$C * 8 / 10")
+MOVING=$(mb "$C * $(cp_param cp_moving_pct 80) / 100")	# moving: region size
 ZZ=$(mb "$C * 5 / 4")
 NREADS=$((CPG * 8))
 MEMCG_MAX=$(mb "$C / 2")
@@ -140,7 +144,7 @@ run() {
 	moving)
 		# random reads over one region, then over another: the
 		# second half of the second region's reads
-		work moving "$CP_DATA" "$REGION" 0 "$REGION" "$((CPG * 4))" &&
+		work moving "$CP_DATA" "$MOVING" 0 "$MOVING" "$((CPG * 4))" &&
 		h=$(kv region2_hit_ratio_steady "$out") &&
 		tap_diag "moving $cfg: resident after: old region $(kv region1_resident_after "$out"), new $(kv region2_resident_after "$out")"
 		;;
@@ -262,6 +266,17 @@ for w in $works; do
 			tap_todo "$desc" "in some runs 1 000-4 000 pages of the new region's second and third tenths miss in its second pass; cause not found"
 		fi
 		continue
+	fi
+	if [ "$w" = moving ]; then
+		# Random reads over 0.8 C, then over another 0.8 C: the
+		# second half after the move.  Measured (one boot each,
+		# 2026-12-05): 6.1 +0.9 points over stock; 6.12 classic
+		# -1.2, -2.6, -3.2 (0.9 C: -3.2), where stock drains the old
+		# hot set in one pass and the hot hand needs two (one to
+		# clear the reference bits of its last use).  Asserted: no
+		# more than 5 points below; within 1 point reported.
+		tap_cmp "moving working set: clockpro $(res moving clockpro) >= best stock $best - 0.05" \
+			"$(res moving clockpro)" ">=" "$(fcalc "$best - 0.05")"
 	fi
 	# Issue-level criterion, not yet met reliably (hotstream varies by
 	# 0-1.5 points from boot to boot): a miss is reported as TODO.
