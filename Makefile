@@ -89,6 +89,7 @@ lint: checkpatch sparse modules-matrix shellcheck shellcheck-dkms
 
 shellcheck:
 	$(MAKE) -C selftests shellcheck
+	shellcheck tools/clockprostat tools/testing/test_clockprostat.sh
 
 checkpatch:
 	$(CHECKPATCH) --no-tree --strict --terse --show-types \

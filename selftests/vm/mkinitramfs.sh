@@ -23,9 +23,11 @@
 #   /bin/busybox + applets    busybox-static; /sbin, /usr/bin, /usr/sbin link to /bin
 #   /bin/cpwork               static workload binary (built if missing)
 #   /bin/clockpro-refaultdist the libbpf tool, when tools/ has built it
+#   /bin/clockprostat         tools/clockprostat (POSIX sh + awk)
 #   /opt/progs/bin/           GNU grep, sqlite3, md5sum from the host's
 #                             Debian packages, with their shared libraries
 #   /lib/cp/lib.sh            guest test library
+#   /lib/cp/json.awk          JSON checker for the tests (busybox has none)
 #   /tests/*.sh               selftests/vm/tests/*.sh
 #   /lib/modules/KVER/...     decompressed .ko files + a matching modules.dep
 #   /lib/modules/cp-boot.list modules /init loads, in dependency order
@@ -216,6 +218,8 @@ for prog in /usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum; do
 done
 cp "$SELF_DIR/guest/init.sh" "$STAGE/init"
 cp "$SELF_DIR/guest/lib.sh" "$STAGE/lib/cp/lib.sh"
+cp "$SELF_DIR/guest/json.awk" "$STAGE/lib/cp/json.awk"
+cp "$TOP/tools/clockprostat" "$STAGE/bin/clockprostat"
 chmod 0755 "$STAGE/init"
 for t in "$SELF_DIR"/tests/*.sh; do
 	[ -e "$t" ] && cp "$t" "$STAGE/tests/"
