@@ -25,7 +25,9 @@
 #   /bin/clockpro-refaultdist the libbpf tool, when tools/ has built it
 #   /bin/clockprostat         tools/clockprostat (POSIX sh + awk)
 #   /opt/progs/bin/           GNU grep, sqlite3, md5sum from the host's
-#                             Debian packages, with their shared libraries
+#                             Debian packages, with their shared libraries;
+#                             with CP_PERF=1 in the environment perf too
+#                             (tests/trace.sh; 48 MiB: boot 512 MiB)
 #   /lib/cp/lib.sh            guest test library
 #   /lib/cp/json.awk          JSON checker for the tests (busybox has none)
 #   /tests/*.sh               selftests/vm/tests/*.sh
@@ -206,7 +208,9 @@ cp "$CPWORK" "$STAGE/bin/cpwork"
 	cp "$TOP/tools/clockpro-refaultdist" "$STAGE/bin/clockpro-refaultdist"
 # Real programs from Debian's packages for tests/programs.sh, with the
 # shared libraries they need, under /opt/progs/bin (busybox keeps /bin).
-for prog in /usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum; do
+PROGS="/usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum"
+[ "${CP_PERF:-0}" != 1 ] || PROGS="$PROGS $(command -v perf || echo /usr/bin/perf)"
+for prog in $PROGS; do
 	[ -x "$prog" ] || continue
 	mkdir -p "$STAGE/opt/progs/bin"
 	cp "$prog" "$STAGE/opt/progs/bin/"
