@@ -49,6 +49,11 @@ T=/sys/kernel/tracing
 ENFORCE_ARGS=
 [ "$(cp_lru_gen)" != 1 ] || ENFORCE_ARGS=classic_lru=1
 
+# The ring buffer's size and clock as found, put back at the end: the
+# tests after this one in the boot get their memory back.
+read -r BUF0 _ <"$T/buffer_size_kb"
+CLOCK0=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$T/trace_clock")
+
 PG=4096
 # Half the cheap upper bound of the page cache: the counts, not a hit
 # ratio, are what is tested, and the loop of 1.25 x the memcg's limit
@@ -299,6 +304,12 @@ else
 	tap_skip "perf record -e 'clockpro:*'" "no perf in the initramfs (CP_PERF=1 makes one)"
 fi
 cp_cgroup_rm $CG
+echo >"$T/trace"
+echo "$BUF0" >"$T/buffer_size_kb"
+[ -z "$CLOCK0" ] || echo "$CLOCK0" >"$T/trace_clock"
+echo 1 >"$T/tracing_on"
+# (rounded up to whole pages)
+tap_cmp "ring buffer back at $BUF0 kB" "$(awk '{ print $1; exit }' "$T/buffer_size_kb")" "<=" "$((BUF0 + 4))"
 
 tap_dmesg_clean
 tap_done
