@@ -440,40 +440,16 @@ struct cp_op_args {
 	enum cp_call_mode call;	/* CP_OP_DEACTIVATE: for the hot hand */
 };
 
-/*
- * Run one policy operation on the state of @lruvec, under its slot lock.
- * Return: false if the lruvec has no state slot (the kernel decides).
- */
-static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
-				   struct cp_op_args *a)
+/* One policy operation on the state in @s, its lock held. */
+static __always_inline void cp_slot_op(struct lruvec *lruvec,
+				       struct cp_lruvec_slot *s,
+				       enum cp_op op, struct cp_op_args *a)
 {
 	const struct cp_policy_params *p = &cp.params;
-	struct cp_lruvec_slot *s;
 	struct cp_lru_sizes sz;
-	unsigned long flags;
-	bool traced = false;
-	bool done = false;
-	s64 target = 0;
 	bool quiet;
 	u64 dist;
 
-	if (cp_cost_stop(4))
-		return false;
-	s = lruvec ? cp_slot_find(lruvec) : NULL;
-	if (!s) {
-		cp_count(CP_STAT_NO_LRUVEC, 1);
-		return false;
-	}
-	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->lruvec != lruvec)
-		goto out_unlock;	/* the slot was taken over */
-	s->last_used = jiffies;
-	if (cp_cost_stop(5))
-		goto out_unlock;
-	if (trace_clockpro_target_enabled()) {
-		traced = true;
-		target = cp_slot_target(s);
-	}
 	quiet = s->st.quiet;
 	switch (op) {
 	case CP_OP_EVICTED:
@@ -484,10 +460,8 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		 * batch of them at a time costs one read of the sizes.
 		 */
 		s->gone += a->gone;
-		if (s->gone < CP_GONE_BATCH) {
-			done = true;	/* the clock alone: no sizes needed */
-			goto out_unlock;
-		}
+		if (s->gone < CP_GONE_BATCH)
+			return;	/* the clock alone: no sizes needed */
 		a->gone = s->gone;
 		s->gone = 0;
 		break;
@@ -496,7 +470,6 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		if (++s->quick < CP_QUICK_RUN &&
 		    cp_policy_new_page_quick(p, &s->st, &s->sz)) {
 			a->result = CP_KEEP_COLD;
-			done = true;
 			goto out_quiet;
 		}
 		break;
@@ -539,14 +512,58 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		break;
 	}
 	s->sz = sz;	/* for the readers; the target is theirs to work out */
-	done = true;
 out_quiet:
 	if (quiet != !!s->st.quiet)
 		atomic_add(quiet ? -1 : 1, &cp_quiet_slots);
-	/* the target as the readers work it out, before and after */
-	if (traced && cp_slot_target(s) != target)
-		trace_clockpro_target(s->memcg_id, s->nid, target,
-				      cp_slot_target(s), op);
+}
+
+/*
+ * cp_slot_op() with the clockpro_target event on: the hot target as the
+ * readers work it out, before and after.  Out of line, so that the
+ * operation without the event is what it was before the event existed.
+ */
+static noinline void __kprobes cp_slot_op_traced(struct lruvec *lruvec,
+						 struct cp_lruvec_slot *s,
+						 enum cp_op op,
+						 struct cp_op_args *a)
+{
+	s64 old = cp_slot_target(s), new;
+
+	cp_slot_op(lruvec, s, op, a);
+	new = cp_slot_target(s);
+	if (new != old)
+		trace_clockpro_target(s->memcg_id, s->nid, old, new, op);
+}
+
+/*
+ * Run one policy operation on the state of @lruvec, under its slot lock.
+ * Return: false if the lruvec has no state slot (the kernel decides).
+ */
+static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
+				   struct cp_op_args *a)
+{
+	struct cp_lruvec_slot *s;
+	unsigned long flags;
+	bool done = false;
+
+	if (cp_cost_stop(4))
+		return false;
+	s = lruvec ? cp_slot_find(lruvec) : NULL;
+	if (!s) {
+		cp_count(CP_STAT_NO_LRUVEC, 1);
+		return false;
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec != lruvec)
+		goto out_unlock;	/* the slot was taken over */
+	s->last_used = jiffies;
+	if (cp_cost_stop(5))
+		goto out_unlock;
+	if (trace_clockpro_target_enabled())
+		cp_slot_op_traced(lruvec, s, op, a);
+	else
+		cp_slot_op(lruvec, s, op, a);
+	done = true;
 out_unlock:
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return done;
