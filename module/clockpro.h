@@ -143,6 +143,15 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 	this_cpu_add(cp.stats->v[item], n);
 }
 
+/*
+ * The hot target of a slot (or of a copy), as the readers show it: from
+ * its sizes at the last decision and the knobs; 0 before its first.
+ */
+static inline s64 cp_slot_target(const struct cp_lruvec_slot *s)
+{
+	return s->st.target ? cp_policy_target(&cp.params, &s->st, &s->sz) : 0;
+}
+
 int cp_hooks_register(bool enforce);
 int cp_hooks_arm(bool enforce);
 void cp_hooks_follow_mode(void);

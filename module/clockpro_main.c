@@ -633,12 +633,6 @@ struct cp_lruvec_sum {
 	s64 target;
 };
 
-/* The hot target of a slot's copy, from its last sizes and the knobs. */
-static s64 cp_slot_target(const struct cp_lruvec_slot *s)
-{
-	return s->st.target ? cp_policy_target(&cp.params, &s->st, &s->sz) : 0;
-}
-
 static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 {
 	const struct cp_lru_state *st = &s->st;

@@ -58,6 +58,9 @@
 #include "clockpro.h"
 #include "clockpro/compat.h"
 
+#define CREATE_TRACE_POINTS
+#include "clockpro_trace.h"
+
 /*
  * The cost breakdown (docs/cost.md, selftests/vm/cost-breakdown.sh): a
  * build with CP_COST_STAGE=N cuts the per-page handlers short after stage
@@ -142,6 +145,40 @@ static struct lruvec *cp_folio_lruvec(struct folio *folio)
 	if (!memcg)
 		return NULL;
 	return &memcg->nodeinfo[folio_nid(folio)]->lruvec;
+}
+
+/* === Trace events (clockpro_trace.h): only when enabled === */
+
+static u32 cp_trace_memcg(struct folio *folio)
+{
+	struct mem_cgroup *memcg;
+
+	if (mem_cgroup_disabled())
+		return 0;
+	memcg = folio_memcg(folio);
+	if (!memcg)
+		memcg = cp.root_memcg;
+	return memcg ? mem_cgroup_id(memcg) : 0;
+}
+
+/* The device of a page-cache page's inode; 0 for the swap cache. */
+static u32 cp_trace_dev(const struct cp_key *k)
+{
+	const struct address_space *mapping = (void *)k->mapping;
+
+	return k->swap ? 0 : mapping->host->i_sb->s_dev;
+}
+
+/* CP_TRACE_* flags of a page: from the table's and the policy's flags. */
+static u32 cp_trace_flags(struct folio *folio, u32 flags, bool swap)
+{
+	u32 t = swap ? CP_TRACE_SWAP : 0;
+
+	if (flags & CP_FLAG_ACTIVE)
+		t |= CP_TRACE_ACTIVE;
+	if ((flags & CP_FLAG_META) || cp_folio_meta(folio))
+		t |= CP_TRACE_META;
+	return t;
 }
 
 /* The file LRU pages of @lruvec in zone @z. */
@@ -383,6 +420,9 @@ enum cp_op {
 	CP_OP_REUSED,		/* a hot page was used again */
 };
 
+/* clockpro_target's reason is the operation: CP_TRACE_REASONS */
+static_assert(CP_OP_REUSED == 6);
+
 /* How the hot hand treats the folios of one shrink_active_list() call. */
 enum cp_call_mode {
 	CP_CALL_PASS,		/* the kernel decides: forced, or no slot */
@@ -400,34 +440,16 @@ struct cp_op_args {
 	enum cp_call_mode call;	/* CP_OP_DEACTIVATE: for the hot hand */
 };
 
-/*
- * Run one policy operation on the state of @lruvec, under its slot lock.
- * Return: false if the lruvec has no state slot (the kernel decides).
- */
-static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
-				   struct cp_op_args *a)
+/* One policy operation on the state in @s, its lock held. */
+static __always_inline void cp_slot_op(struct lruvec *lruvec,
+				       struct cp_lruvec_slot *s,
+				       enum cp_op op, struct cp_op_args *a)
 {
 	const struct cp_policy_params *p = &cp.params;
-	struct cp_lruvec_slot *s;
 	struct cp_lru_sizes sz;
-	unsigned long flags;
-	bool done = false;
 	bool quiet;
 	u64 dist;
 
-	if (cp_cost_stop(4))
-		return false;
-	s = lruvec ? cp_slot_find(lruvec) : NULL;
-	if (!s) {
-		cp_count(CP_STAT_NO_LRUVEC, 1);
-		return false;
-	}
-	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->lruvec != lruvec)
-		goto out_unlock;	/* the slot was taken over */
-	s->last_used = jiffies;
-	if (cp_cost_stop(5))
-		goto out_unlock;
 	quiet = s->st.quiet;
 	switch (op) {
 	case CP_OP_EVICTED:
@@ -438,10 +460,8 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		 * batch of them at a time costs one read of the sizes.
 		 */
 		s->gone += a->gone;
-		if (s->gone < CP_GONE_BATCH) {
-			done = true;	/* the clock alone: no sizes needed */
-			goto out_unlock;
-		}
+		if (s->gone < CP_GONE_BATCH)
+			return;	/* the clock alone: no sizes needed */
 		a->gone = s->gone;
 		s->gone = 0;
 		break;
@@ -450,7 +470,6 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		if (++s->quick < CP_QUICK_RUN &&
 		    cp_policy_new_page_quick(p, &s->st, &s->sz)) {
 			a->result = CP_KEEP_COLD;
-			done = true;
 			goto out_quiet;
 		}
 		break;
@@ -493,10 +512,58 @@ static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
 		break;
 	}
 	s->sz = sz;	/* for the readers; the target is theirs to work out */
-	done = true;
 out_quiet:
 	if (quiet != !!s->st.quiet)
 		atomic_add(quiet ? -1 : 1, &cp_quiet_slots);
+}
+
+/*
+ * cp_slot_op() with the clockpro_target event on: the hot target as the
+ * readers work it out, before and after.  Out of line, so that the
+ * operation without the event is what it was before the event existed.
+ */
+static noinline void __kprobes cp_slot_op_traced(struct lruvec *lruvec,
+						 struct cp_lruvec_slot *s,
+						 enum cp_op op,
+						 struct cp_op_args *a)
+{
+	s64 old = cp_slot_target(s), new;
+
+	cp_slot_op(lruvec, s, op, a);
+	new = cp_slot_target(s);
+	if (new != old)
+		trace_clockpro_target(s->memcg_id, s->nid, old, new, op);
+}
+
+/*
+ * Run one policy operation on the state of @lruvec, under its slot lock.
+ * Return: false if the lruvec has no state slot (the kernel decides).
+ */
+static bool __kprobes cp_policy_op(struct lruvec *lruvec, enum cp_op op,
+				   struct cp_op_args *a)
+{
+	struct cp_lruvec_slot *s;
+	unsigned long flags;
+	bool done = false;
+
+	if (cp_cost_stop(4))
+		return false;
+	s = lruvec ? cp_slot_find(lruvec) : NULL;
+	if (!s) {
+		cp_count(CP_STAT_NO_LRUVEC, 1);
+		return false;
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec != lruvec)
+		goto out_unlock;	/* the slot was taken over */
+	s->last_used = jiffies;
+	if (cp_cost_stop(5))
+		goto out_unlock;
+	if (trace_clockpro_target_enabled())
+		cp_slot_op_traced(lruvec, s, op, a);
+	else
+		cp_slot_op(lruvec, s, op, a);
+	done = true;
 out_unlock:
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return done;
@@ -741,6 +808,10 @@ static void cp_eviction(struct folio *folio)
 		cp_count(CP_STAT_DISPLACED, displaced);
 	if (raced)
 		cp_count(CP_STAT_RACED, raced);
+	if (trace_clockpro_evict_enabled())
+		trace_clockpro_evict(cp_trace_dev(&k), k.ino, k.index,
+				     cp_trace_memcg(folio), nr,
+				     cp_trace_flags(folio, eflags, k.swap));
 
 	if (cp_enforcing())
 		cp_enforce_evicted(folio, nr, when,
@@ -752,9 +823,10 @@ static void cp_eviction(struct folio *folio)
 /*
  * Enforce: the table's verdict replaces the kernel's workingset decision.
  * PG_active is set or cleared before the folio reaches its LRU list.
+ * Return: the verdict on a refault, CP_TRACE_*, for its trace event.
  */
-static void cp_enforce_insert(struct folio *folio, bool hit,
-			      const struct cp_refault *r, u64 now)
+static u32 cp_enforce_insert(struct folio *folio, bool hit,
+			     const struct cp_refault *r, u64 now)
 {
 	struct cp_op_args a = { .r = r, .now = now, .result = CP_KEEP_COLD };
 	bool meta = cp_folio_meta(folio);
@@ -762,11 +834,11 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 	if (hit) {
 		a.arg = meta ? CP_FLAG_META : 0;
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
-			return;	/* no state: leave it to the kernel */
+			return CP_TRACE_NO_SLOT; /* leave it to the kernel */
 	} else if (!meta && READ_ONCE(cp.params.idle_pct)) {
 		/* metadata stays out of the idle rule: never inserted hot */
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a))
-			return;
+			return CP_TRACE_NO_SLOT;
 	}
 
 	if (a.result == CP_PROMOTE) {
@@ -781,7 +853,7 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 		 */
 		if (!hit && folio_test_workingset(folio))
 			cp_disown_workingset(folio);
-		return;
+		return CP_TRACE_PROMOTED;
 	}
 	if (hit)
 		cp_count(CP_STAT_KEPT_COLD, folio_nr_pages(folio));
@@ -792,6 +864,7 @@ static void cp_enforce_insert(struct folio *folio, bool hit,
 	/* kept cold, it is not in the working set (for PSI, until read) */
 	if (folio_test_workingset(folio))
 		cp_disown_workingset(folio);
+	return CP_TRACE_KEPT_COLD;
 }
 
 static void cp_hist_add(u64 distance)
@@ -804,6 +877,7 @@ static void cp_add_lru(struct folio *folio)
 {
 	struct cp_refault r, best = { .distance = U64_MAX };
 	unsigned long i, nr, hits = 0;
+	u32 verdict = CP_TRACE_OBSERVED;
 	struct cp_key k;
 	unsigned long f;
 	bool shadow;
@@ -852,7 +926,13 @@ static void cp_add_lru(struct folio *folio)
 		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
 
 	if (!k.swap && cp_enforcing())
-		cp_enforce_insert(folio, hits, &best, now);
+		verdict = cp_enforce_insert(folio, hits, &best, now);
+	if (hits && trace_clockpro_refault_enabled())
+		trace_clockpro_refault(cp_trace_dev(&k), k.ino, k.index,
+				       cp_trace_memcg(folio), best.distance,
+				       nr, hits, verdict,
+				       cp_trace_flags(folio, best.flags,
+						      k.swap));
 }
 
 /* === Enforce: hot references and the active target === */
@@ -883,9 +963,13 @@ static noinline void cp_cold_hit(struct folio *folio)
 		a.arg |= CP_FLAG_META;
 	else if (READ_ONCE(cp.params.idle_pct))
 		folio_set_workingset(folio);	/* the kernel activates it */
-	if (cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
-		cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
-			 CP_STAT_COLD_HITS, 1);
+	if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_COLD_HIT, &a))
+		return;
+	cp_count(a.arg & CP_FLAG_ACTIVE ? CP_STAT_DEMOTED_HITS :
+		 CP_STAT_COLD_HITS, 1);
+	if (trace_clockpro_cold_hit_enabled())
+		trace_clockpro_cold_hit(cp_trace_memcg(folio), folio_nid(folio),
+					cp_trace_flags(folio, a.arg, false));
 }
 
 /*
@@ -1026,6 +1110,12 @@ static int __kprobes cp_referenced_ret(struct kretprobe_instance *ri,
 		a.arg |= CP_SCAN_YOUNG;
 	if (!cp_policy_op(cp_folio_lruvec(d->folio), CP_OP_HOT_SCANNED, &a))
 		return 0;
+	if (trace_clockpro_hand_enabled())
+		trace_clockpro_hand(cp_trace_memcg(d->folio),
+				    folio_nid(d->folio),
+				    folio_nr_pages(d->folio),
+				    a.result ? CP_TRACE_ROTATE : CP_TRACE_DEMOTE,
+				    (u32)a.arg);
 	if (a.result) {
 		cp_count(CP_STAT_HAND_ROTATED, folio_nr_pages(d->folio));
 		/*

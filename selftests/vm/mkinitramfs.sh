@@ -23,9 +23,13 @@
 #   /bin/busybox + applets    busybox-static; /sbin, /usr/bin, /usr/sbin link to /bin
 #   /bin/cpwork               static workload binary (built if missing)
 #   /bin/clockpro-refaultdist the libbpf tool, when tools/ has built it
+#   /bin/clockprostat         tools/clockprostat (POSIX sh + awk)
 #   /opt/progs/bin/           GNU grep, sqlite3, md5sum from the host's
-#                             Debian packages, with their shared libraries
+#                             Debian packages, with their shared libraries;
+#                             with CP_PERF=1 in the environment perf too
+#                             (tests/trace.sh; 48 MiB: boot 512 MiB)
 #   /lib/cp/lib.sh            guest test library
+#   /lib/cp/json.awk          JSON checker for the tests (busybox has none)
 #   /tests/*.sh               selftests/vm/tests/*.sh
 #   /lib/modules/KVER/...     decompressed .ko files + a matching modules.dep
 #   /lib/modules/cp-boot.list modules /init loads, in dependency order
@@ -204,7 +208,9 @@ cp "$CPWORK" "$STAGE/bin/cpwork"
 	cp "$TOP/tools/clockpro-refaultdist" "$STAGE/bin/clockpro-refaultdist"
 # Real programs from Debian's packages for tests/programs.sh, with the
 # shared libraries they need, under /opt/progs/bin (busybox keeps /bin).
-for prog in /usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum; do
+PROGS="/usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum"
+[ "${CP_PERF:-0}" != 1 ] || PROGS="$PROGS $(command -v perf || echo /usr/bin/perf)"
+for prog in $PROGS; do
 	[ -x "$prog" ] || continue
 	mkdir -p "$STAGE/opt/progs/bin"
 	cp "$prog" "$STAGE/opt/progs/bin/"
@@ -216,6 +222,8 @@ for prog in /usr/bin/grep /usr/bin/sqlite3 /usr/bin/md5sum; do
 done
 cp "$SELF_DIR/guest/init.sh" "$STAGE/init"
 cp "$SELF_DIR/guest/lib.sh" "$STAGE/lib/cp/lib.sh"
+cp "$SELF_DIR/guest/json.awk" "$STAGE/lib/cp/json.awk"
+cp "$TOP/tools/clockprostat" "$STAGE/bin/clockprostat"
 chmod 0755 "$STAGE/init"
 for t in "$SELF_DIR"/tests/*.sh; do
 	[ -e "$t" ] && cp "$t" "$STAGE/tests/"

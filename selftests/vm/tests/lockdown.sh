@@ -46,6 +46,9 @@ fi
 sleep 2
 tap_check "stats readable under lockdown" sh -c "grep -q '^evictions [0-9]' $CP_DFS/stats"
 tap_check "refaults readable under lockdown" sh -c "grep -q 'Refault distance' $CP_DFS/refaults"
+# tools/clockprostat reads only those 0444 files: it still works
+tap_check "clockprostat -j works under lockdown" sh -c \
+	"clockprostat -j | awk -f /lib/cp/json.awk | grep -q '^1.counters.evictions [0-9]'"
 ev=$(cp_stat evictions)
 tap_cmp "evictions counted under lockdown ($ev)" "$ev" ">" 0
 kill "$load" 2>/dev/null || true
