@@ -48,24 +48,42 @@
  * with an error below one step, i.e. under 0.4% of the capacity, or under
  * 8% for a distance of 5% of the capacity (the quantisation is symmetric,
  * so the p95 error is smaller still).  No hand needs to be stored: the
- * bucket's circular order is recovered from the timestamps.  One pass
- * ranks the 16 cookies with a single subtraction and unsigned compare
- * each (cp_rank()): a new entry replaces the oldest expired entry, else
- * an empty slot, else the oldest live entry; an insert that meets an
- * expired entry clears every other expired entry of its bucket too, and
- * counts them.  A lookup compares the check values two cookies at a time
- * in 64-bit words, without branches, and computes an age only for a
- * match.
+ * age order is recovered from the timestamps, a subtraction and an
+ * unsigned compare per cookie (cp_rank()).  A new entry replaces the
+ * oldest expired entry, else an empty slot, else the oldest live entry;
+ * an insert that meets an expired entry clears every other expired entry
+ * of its bucket too, and counts them.
  *
- * Both read the bucket as eight 64-bit words (two cookies each), so the
- * scans need no per-slot addresses, and both keep the rare cases out of
- * line: an insert whose victim is expired, or whose cmpxchg lost a race,
- * goes to cp_remember_slow(); a lookup returns after the compare on a
- * miss and claims its match in cp_lookup_claim().  Per order-0 page, with
- * the key hash (about 22 instructions) and the caller's loop (callgrind,
- * tools/testing/bench.sh): remember about 214 instructions, lookup hit
- * 178, miss 113; the exact oldest-of-16 ranking is most of the first
- * (about 7 per cookie).
+ *		Pairs
+ *
+ * The bucket is read and written as eight 64-bit words of two cookies,
+ * and each word (by value, whatever the byte order) keeps one of three
+ * forms:
+ *
+ *	0		both slots empty
+ *	c		one entry, in the low half
+ *	a << 32 | b	two entries, a the older
+ *
+ * so the oldest entry of a full bucket is the oldest of the eight high
+ * halves.  An insert into a full bucket, the common case, makes one pass
+ * that ranks both halves of each word with one 64-bit subtraction, keeps
+ * the lowest word and the lowest low half, and writes the chosen word
+ * back as its younger entry and the new one, in their order.  A lookup
+ * compares the check values two cookies at a time, without branches,
+ * computes an age only for a match, and writes the matched word back as
+ * the other entry alone.  A bucket with a free slot, an oldest entry
+ * that has expired, or a low half ranked before the chosen high half
+ * goes to the exact path, cp_remember_slow(), which ranks all 16.  The
+ * last happens only when the older entry of a word has been expired so
+ * long (past 1791 steps, its bucket seeing no insert for 767 steps) that
+ * its timestamp wrapped and it reads as young: the order within the word
+ * is then stale, and the pass notices it instead of displacing the wrong
+ * entry.
+ *
+ * Per order-0 page, with the key hash (two 64x64->128-bit multiplies,
+ * 17 instructions) and the caller's loop (callgrind,
+ * tools/testing/bench.sh): remember about 161 instructions, lookup hit
+ * 158, miss 111; the pass over a full bucket is 8 per word.
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
@@ -99,14 +117,14 @@
  *
  *		Concurrency
  *
- * No locks.  Inserting picks a victim slot and installs the cookie with
- * cmpxchg, retrying the scan twice if another CPU changed the slot; a
- * lookup claims a matching cookie with cmpxchg to zero, rescanning twice
- * at most, so two CPUs can never both consume the same entry.  A 64-bit
- * bucket word may be read torn on 32-bit machines: each cookie is still
- * read whole, and one that changed fails its cmpxchg.  The probe handlers
- * that call this run with preemption or interrupts disabled and never
- * sleep or allocate.
+ * No locks.  Inserting picks a victim word and replaces it with 64-bit
+ * cmpxchg, retrying the scan twice if another CPU changed the word; a
+ * lookup claims a matching cookie with 64-bit cmpxchg of its word,
+ * rescanning three times at most, so two CPUs can never both consume the
+ * same entry, nor an insert and a lookup undo each other's write.  A
+ * word read torn on a 32-bit machine fails its cmpxchg.  The probe
+ * handlers that call this run with preemption or interrupts disabled and
+ * never sleep or allocate.
  */
 #include "clockpro/nonres.h"
 
@@ -138,8 +156,8 @@ static inline u64 cp_mum(u64 a, u64 b)
  * @index: page index in the mapping, or the swap entry value
  *
  * The mapping and inode form one factor, the index and generation the
- * other; the index enters the first as well, so that the product of
- * consecutive indices is no arithmetic sequence.  The constants keep
+ * other; their folded product is folded again with a constant, so that
+ * consecutive indices give no arithmetic sequence.  The constants keep
  * either factor from being zero for any plausible key.
  *
  * Return: a 64-bit hash; the high half selects the bucket, the low bits
@@ -152,11 +170,11 @@ u64 cp_key_hash(unsigned long mapping, unsigned long ino, u32 gen,
 		(u64)ino * 0x9e3779b97f4a7c15ULL;
 	u64 b = ((u64)index ^ 0xe7037ed1a0b428dbULL) + (u64)gen * 0x7f4a7c15U;
 
-	u64 x = cp_mum(a, b);
-
-	/* a run of indices makes a near arithmetic sequence: break it */
-	x = (x ^ x >> 32) * 0xbf58476d1ce4e5b9ULL;
-	return x ^ x >> 29;
+	/*
+	 * A run of indices makes the first product a near arithmetic
+	 * sequence: a second one, by a constant, breaks it.
+	 */
+	return cp_mum(cp_mum(a, b), 0xbf58476d1ce4e5b9ULL);
 }
 
 static inline u32 *cp_bucket(const struct cp_table *t, u64 hash)
@@ -219,6 +237,11 @@ static inline u32 cp_rank(u32 cookie, u32 base)
 	return cookie ? cookie - base : CP_RANK_EMPTY;
 }
 
+static inline bool cp_live(u32 cookie, u32 base)
+{
+	return cp_rank(cookie, base) > CP_RANK_EMPTY;
+}
+
 /*
  * Lookup compares the check values of two cookies at a time, as the two
  * 32-bit lanes of a 64-bit word: bit 20 of a lane of
@@ -229,12 +252,64 @@ static inline u32 cp_rank(u32 cookie, u32 base)
 #define CP_LANE_CARRY	((u64)BIT(CP_CHECK_BITS) << 32 | BIT(CP_CHECK_BITS))
 #define CP_WORDS	(CP_BUCKET_SLOTS / 2)
 
-/* Slot of the low 32 bits of a bucket word: 2 * word + CP_LO. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define CP_LO		1
-#else
-#define CP_LO		0
-#endif
+/*
+ * Pairs.  The bucket is eight 64-bit words of two cookies, and each word
+ * (by value, whatever the byte order) has one of three forms:
+ *
+ *	0		both slots empty
+ *	c		one entry, in the low half: the high half is free
+ *	a << 32 | b	two entries, a ranked no later than b (a older)
+ *
+ * Every write keeps them: an insert or a claim replaces the whole word
+ * with cmpxchg.  So a word below CP_PAIR_FULL has a free slot, and the
+ * oldest entry of a full word is its high half: an insert into a full
+ * bucket ranks 8 cookies, not 16.
+ */
+#define CP_PAIR_FULL	((u64)1 << 32)
+
+static inline u32 cp_hi(u64 w)
+{
+	return (u32)(w >> 32);
+}
+
+static inline u32 cp_lo(u64 w)
+{
+	return (u32)w;
+}
+
+/* The word holding cookies @a and @b (either may be 0) in its form. */
+static inline u64 cp_pair(u32 a, u32 b, u32 base)
+{
+	if (!a || !b)
+		return a | b;
+	if (cp_rank(a, base) > cp_rank(b, base))
+		return (u64)b << 32 | a;
+	return (u64)a << 32 | b;
+}
+
+/*
+ * The live entries of word @w as a word, and in *@gone how many of its
+ * entries have expired.
+ */
+static inline u64 cp_pair_live(u64 w, u32 base, u32 *gone)
+{
+	u32 hi = cp_hi(w), lo = cp_lo(w);
+	bool live_hi = cp_live(hi, base), live_lo = cp_live(lo, base);
+
+	*gone = (hi && !live_hi) + (lo && !live_lo);
+	return cp_pair(live_hi ? hi : 0, live_lo ? lo : 0, base);
+}
+
+/*
+ * Replacement rank of a word: that of its oldest entry, and at most
+ * CP_RANK_EMPTY when it has a free slot.
+ */
+static inline u32 cp_pair_rank(u64 w, u32 base)
+{
+	u32 r = min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));
+
+	return w < CP_PAIR_FULL ? min(r, CP_RANK_EMPTY) : r;
+}
 
 /**
  * cp_table_buckets - number of buckets for a table of about @entries pages
@@ -299,73 +374,61 @@ u64 cp_table_clock_advance(struct cp_table *t, u32 nr)
 }
 
 /*
- * Clear every expired entry of a bucket but the one in slot @keep, which
- * the caller replaces.  Return: how many this call cleared.
+ * Clear every expired entry of a bucket but those of word @keep, which
+ * the caller rewrites.  Return: how many this call cleared.
  */
-static u32 cp_sweep(u32 *b, u32 base, u32 keep)
+static u32 cp_sweep(u64 *w, u32 base, u32 keep)
 {
-	u32 i, n = 0;
+	u32 j, n = 0;
 
-	for (i = 0; i < CP_BUCKET_SLOTS; i++) {
-		u32 c = READ_ONCE(b[i]);
+	for (j = 0; j < CP_WORDS; j++) {
+		u64 v = READ_ONCE(w[j]), live;
+		u32 gone;
 
-		if (i != keep && cp_rank(c, base) < CP_RANK_EMPTY &&
-		    cp_cmpxchg32(&b[i], c, 0) == c)
-			n++;
+		if (j == keep)
+			continue;
+		live = cp_pair_live(v, base, &gone);
+		if (gone && cp_cmpxchg64(&w[j], v, live) == v)
+			n += gone;
 	}
 	return n;
 }
 
-static __always_inline void cp_pick(u32 *best, u32 *victim, u32 rank, u32 i)
-{
-	if (rank < *best) {
-		*best = rank;
-		*victim = i;
-	}
-}
-
 /*
- * The lowest cp_rank() of a bucket, and its slot in *@victim.  The bucket
- * is read as 8 words of two cookies: 8 loads, and no addresses to keep.
- */
-static __always_inline u32 cp_victim(const u32 *b, u32 base, u32 *victim)
-{
-	const u64 *w = (const u64 *)b;
-	u32 best = ~0U, j;
-
-	*victim = 0;
-#pragma GCC unroll 8
-	for (j = 0; j < CP_WORDS; j++) {
-		u64 v = READ_ONCE(w[j]);
-
-		cp_pick(&best, victim, cp_rank((u32)v, base), 2 * j + CP_LO);
-		cp_pick(&best, victim, cp_rank((u32)(v >> 32), base),
-			2 * j + 1 - CP_LO);
-	}
-	return best;
-}
-
-/*
- * cp_table_remember() when the bucket holds an expired entry or another
- * CPU changed the chosen slot: up to @attempts scans, each followed by a
- * sweep of the other expired entries when the victim is expired.
+ * cp_table_remember() when the bucket has a free slot or an expired
+ * entry, or another CPU changed the chosen word: up to @attempts scans
+ * ranking every cookie (cp_pair_rank()), each followed by a sweep of the
+ * other expired entries when the oldest is expired.  The chosen word keeps
+ * its live entries, less the older of two, and takes the new one.
  */
 static noinline enum cp_remember_result
-cp_remember_slow(u32 *b, u32 base, u32 cookie, int attempts, u32 *expired)
+cp_remember_slow(u64 *w, u32 base, u32 cookie, int attempts, u32 *expired)
 {
 	enum cp_remember_result res = CP_REMEMBER_RACED;
 	u32 cleared = 0;
 
 	while (attempts--) {
-		u32 victim, old, best = cp_victim(b, base, &victim);
+		u32 j, victim = 0, best = ~0U, gone;
+		u64 old = 0, live, pair;
 
+		for (j = 0; j < CP_WORDS; j++) {
+			u64 v = READ_ONCE(w[j]);
+			u32 rank = cp_pair_rank(v, base);
+
+			if (rank < best) {
+				best = rank;
+				victim = j;
+				old = v;
+			}
+		}
 		if (unlikely(best < CP_RANK_EMPTY))
-			cleared += cp_sweep(b, base, victim);
-		old = best == CP_RANK_EMPTY ? 0 : best + base;
-		if (cp_cmpxchg32(&b[victim], old, cookie) == old) {
-			if (best < CP_RANK_EMPTY)
-				cleared++;
-			res = best > CP_RANK_EMPTY ? CP_REMEMBER_DISPLACED :
+			cleared += cp_sweep(w, base, victim);
+		live = cp_pair_live(old, base, &gone);
+		/* of two live entries, the younger (low) one stays */
+		pair = cp_pair(cp_lo(live), cookie, base);
+		if (cp_cmpxchg64(&w[victim], old, pair) == old) {
+			cleared += gone;
+			res = live >= CP_PAIR_FULL ? CP_REMEMBER_DISPLACED :
 			      cleared ? CP_REMEMBER_EXPIRED :
 			      CP_REMEMBER_EMPTY;
 			break;
@@ -385,52 +448,73 @@ cp_remember_slow(u32 *b, u32 base, u32 cookie, int attempts, u32 *expired)
  * @expired: if not NULL, set to the number of expired entries this call
  *	     removed from the bucket, the replaced one included
  *
- * One pass over the bucket ranks its 16 cookies (cp_rank()) and takes the
- * lowest: the oldest expired entry, else an empty slot, else the oldest
- * live entry.  Only when that is an expired entry does a second pass clear
- * the other expired entries, so none can linger until its timestamp wraps;
- * each is counted once.  Never sleeps or allocates; bounded work (at most
- * three attempts of two passes over one bucket, and the first scan).
+ * Replaces the oldest expired entry, else takes an empty slot, else
+ * displaces the oldest live entry.  A full bucket of live entries, the
+ * common case, is settled by one pass over its 8 words: the lowest
+ * cp_rank() of their high halves (the older entry of each) is the oldest
+ * entry, as long as no low half ranks lower, and its word becomes the
+ * younger one and the new entry.  Any other bucket goes to
+ * cp_remember_slow(), which ranks every cookie and,
+ * when the oldest entry is expired, clears every other expired entry of
+ * the bucket, so none can linger until its timestamp wraps; each is
+ * counted once.  Never sleeps or allocates; bounded work (at most three
+ * attempts of two passes over one bucket, and the first pass).
  *
  * Return: what the new entry replaced.
  */
 enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 					  u64 when, u32 flags, u32 *expired)
 {
-	u32 *b = cp_bucket(t, hash);
+	u64 *w = (u64 *)cp_bucket(t, hash);
 	u32 now_ts = cp_ts(t, when);
 	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
 		     cp_check(hash);
-	u32 base = cp_rank_base(now_ts);
-	u32 victim, old, best = cp_victim(b, base, &victim);
+	u32 base = cp_rank_base(now_ts), victim = 0, lo = ~0U, j;
+	/*
+	 * Adding @nbase subtracts @base from both halves of a word: the low
+	 * half is the rank of the low entry, the high half that of the high
+	 * entry, less a borrow that only its check bits see.
+	 */
+	u64 nbase = -((u64)base << 32 | base), best = ~0ULL, old, pair;
 
-	/* the common case: an empty slot, or the oldest of a full bucket */
-	if (unlikely(best < CP_RANK_EMPTY))
-		return cp_remember_slow(b, base, cookie, 3, expired);
-	old = best == CP_RANK_EMPTY ? 0 : best + base;
-	if (unlikely(cp_cmpxchg32(&b[victim], old, cookie) != old))
-		return cp_remember_slow(b, base, cookie, 2, expired);
+	/* an opaque addend: one lea per word, not a copy and a subtract */
+	OPTIMIZER_HIDE_VAR(nbase);
+#pragma GCC unroll 8
+	for (j = 0; j < CP_WORDS; j++) {
+		u64 v = READ_ONCE(w[j]), rank = v + nbase;
+
+		if (unlikely(v < CP_PAIR_FULL))
+			return cp_remember_slow(w, base, cookie, 3, expired);
+		lo = min(lo, cp_lo(rank));
+		if (rank < best) {
+			best = rank;
+			victim = j;
+		}
+	}
+	/*
+	 * The oldest entry has expired (clear them all), or a low half ranks
+	 * before its high half: the older one has been expired so long that
+	 * its timestamp wrapped, the bucket unvisited all that time.
+	 */
+	if (unlikely(cp_hi(best) < CP_RANK_EMPTY || lo < cp_hi(best)))
+		return cp_remember_slow(w, base, cookie, 3, expired);
+	old = best - nbase;
+	/* the younger entry of the word stays, with the new one */
+	pair = cp_pair(cp_lo(old), cookie, base);
+	if (unlikely(cp_cmpxchg64(&w[victim], old, pair) != old))
+		return cp_remember_slow(w, base, cookie, 2, expired);
 	if (expired)
 		*expired = 0;
-	return old ? CP_REMEMBER_DISPLACED : CP_REMEMBER_EMPTY;
-}
-
-/* Slot of match bit @bit of cp_match()'s mask. */
-static inline u32 cp_match_slot(u32 bit)
-{
-	u32 lane = bit >> 5;
-
-	return 2 * ((bit & 31) - CP_CHECK_BITS) + (lane ^ CP_LO);
+	return CP_REMEMBER_DISPLACED;
 }
 
 /*
- * Mask of the slots of a bucket whose check value is @check, compared two
- * at a time without branches: word j's lanes give bits 20 + j and 52 + j.
- * Return: 0 for none (nearly always, on a miss).
+ * Mask of the cookies of a bucket whose check value is @check, compared
+ * two at a time without branches: word j's low and high halves give bits
+ * 20 + j and 52 + j.  Return: 0 for none (nearly always, on a miss).
  */
-static __always_inline u64 cp_match(const u32 *b, u32 check)
+static __always_inline u64 cp_match(const u64 *w, u32 check)
 {
-	const u64 *w = (const u64 *)b;
 	u64 check2 = (u64)check << 32 | check, differ = 0;
 	int j;
 
@@ -444,68 +528,94 @@ static __always_inline u64 cp_match(const u32 *b, u32 check)
 	return ~differ & (CP_LANE_CARRY * ((1U << CP_WORDS) - 1));
 }
 
-/*
- * One attempt of a lookup at the slots of @match: the youngest live entry
- * with the page's check value is claimed with cmpxchg to zero.  Return:
- * 1 if claimed, 0 if none is live, -1 if another CPU changed it first.
- */
-static __always_inline int cp_claim(const struct cp_table *t, u32 *b,
-				    u32 check, u64 match, u32 now_ts,
-				    struct cp_refault *r)
+/* Word of match bit @bit of cp_match()'s mask. */
+static inline u32 cp_match_word(u32 bit)
 {
-	u32 best = 0, best_age = CP_TS_RANGE, slot = 0;
-
-	for (; match; match &= match - 1) {
-		u32 i = cp_match_slot(__builtin_ctzll(match));
-		u32 c = READ_ONCE(b[i]);
-		u32 age;
-
-		/* changed since cp_match()?  (the check is never 0) */
-		if ((c & CP_CHECK_MASK) != check)
-			continue;
-		age = cp_age(c, now_ts);
-		if (cp_expired(age) || age >= best_age)
-			continue;
-		best = c;
-		best_age = age;
-		slot = i;
-	}
-	if (!best)
-		return 0;
-	if (cp_cmpxchg32(&b[slot], best, 0) != best)
-		return -1;
-	r->distance = (u64)best_age << t->shift;
-	r->flags = best & CP_FLAG_ACTIVE;
-	return 1;
+	return (bit & 31) - CP_CHECK_BITS;
 }
 
-/* A lookup whose first claim lost a race: two more attempts. */
-static noinline bool cp_lookup_retry(const struct cp_table *t, u32 *b,
-				     u32 check, u32 now_ts,
+/* Its cookie in word value @v: bit 5 of @bit says the high half. */
+static inline u32 cp_match_cookie(u64 v, u32 bit)
+{
+	return (u32)(v >> (bit & 32));
+}
+
+/*
+ * Age of cookie @c if it is a live entry with check value @check (it may
+ * have changed since cp_match(); the check is never 0), else CP_TS_RANGE.
+ */
+static __always_inline u32 cp_match_age(u32 c, u32 check, u32 now_ts)
+{
+	u32 age = cp_age(c, now_ts);
+
+	if ((c & CP_CHECK_MASK) != check || cp_expired(age))
+		return CP_TS_RANGE;
+	return age;
+}
+
+/*
+ * Claim the entry of match bit @bit, @age steps old, in word value @v:
+ * the word becomes the other entry alone (its half, shifted down).
+ * Return: false if another CPU changed the word first.
+ */
+static __always_inline bool cp_take(const struct cp_table *t, u64 *w,
+				    u32 bit, u64 v, u32 age,
+				    struct cp_refault *r)
+{
+	u64 rest = (u32)(v >> (~bit & 32));
+
+	if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)
+		return false;
+	r->distance = (u64)age << t->shift;
+	r->flags = cp_match_cookie(v, bit) & CP_FLAG_ACTIVE;
+	return true;
+}
+
+/*
+ * One attempt of a lookup at the cookies of @match: the youngest live
+ * entry with the page's check value is claimed.  Return: 1 if claimed,
+ * 0 if none is live, -1 if another CPU changed its word first.
+ */
+static int cp_claim(const struct cp_table *t, u64 *w, u32 check, u64 match,
+		    u32 now_ts, struct cp_refault *r)
+{
+	u32 best_age = CP_TS_RANGE, found = 0;
+	u64 old = 0;
+
+	for (; match; match &= match - 1) {
+		u32 bit = __builtin_ctzll(match), age;
+		u64 v = READ_ONCE(w[cp_match_word(bit)]);
+
+		age = cp_match_age(cp_match_cookie(v, bit), check, now_ts);
+		if (age < best_age) {
+			best_age = age;
+			found = bit;
+			old = v;
+		}
+	}
+	if (best_age == CP_TS_RANGE)
+		return 0;
+	return cp_take(t, w, found, old, best_age, r) ? 1 : -1;
+}
+
+/*
+ * cp_table_lookup() when several check values matched, or the first
+ * claim failed: up to three attempts.
+ */
+static noinline bool cp_lookup_claim(const struct cp_table *t, u64 *w,
+				     u32 check, u64 match, u32 now_ts,
 				     struct cp_refault *r)
 {
 	int attempt;
 
-	for (attempt = 0; attempt < 2; attempt++) {
-		int ret = cp_claim(t, b, check, cp_match(b, check), now_ts, r);
+	for (attempt = 0; attempt < 3; attempt++) {
+		int ret = cp_claim(t, w, check, match, now_ts, r);
 
 		if (ret >= 0)
 			return ret;
+		match = cp_match(w, check);
 	}
 	return false;
-}
-
-/* cp_table_lookup() once some check values matched. */
-static noinline bool cp_lookup_claim(const struct cp_table *t, u32 *b,
-				     u32 check, u64 match, u64 now,
-				     struct cp_refault *r)
-{
-	u32 now_ts = cp_ts(t, now);
-	int ret = cp_claim(t, b, check, match, now_ts, r);
-
-	if (likely(ret >= 0))
-		return ret;
-	return cp_lookup_retry(t, b, check, now_ts, r);
 }
 
 /**
@@ -518,20 +628,28 @@ static noinline bool cp_lookup_claim(const struct cp_table *t, u32 *b,
  * The check values of the 16 cookies are compared two at a time, without
  * branches, into a mask of the matching slots (cp_match()); ages are
  * computed for those alone.  If several live entries match, the youngest
- * is taken.  Never sleeps or allocates; bounded work.
+ * is taken (cp_lookup_claim()); a single match, the common hit, is
+ * claimed here.  Never sleeps or allocates; bounded work.
  *
  * Return: true if the page was found (it is a refault).
  */
 bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 		     struct cp_refault *r)
 {
-	u32 *b = cp_bucket(t, hash);
-	u32 check = cp_check(hash);
-	u64 match = cp_match(b, check);
+	u64 *w = (u64 *)cp_bucket(t, hash);
+	u32 check = cp_check(hash), now_ts, bit, age;
+	u64 match = cp_match(w, check), v;
 
 	if (likely(!match))
 		return false;
-	return cp_lookup_claim(t, b, check, match, now, r);
+	now_ts = cp_ts(t, now);
+	bit = __builtin_ctzll(match);
+	v = READ_ONCE(w[cp_match_word(bit)]);
+	age = cp_match_age(cp_match_cookie(v, bit), check, now_ts);
+	if (likely(!(match & (match - 1)) && age < CP_TS_RANGE &&
+		   cp_take(t, w, bit, v, age, r)))
+		return true;
+	return cp_lookup_claim(t, w, check, match, now_ts, r);
 }
 
 /**

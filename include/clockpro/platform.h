@@ -26,7 +26,7 @@
 #define cp_atomic64_read(v)		atomic64_read(v)
 #define cp_atomic64_set(v, i)		atomic64_set(v, i)
 #define cp_atomic64_add_return(i, v)	atomic64_add_return(i, v)
-#define cp_cmpxchg32(p, o, n)		cmpxchg(p, o, n)
+#define cp_cmpxchg64(p, o, n)		cmpxchg64(p, o, n)
 
 #else /* user space: tools/include/clockpro_user.h */
 

@@ -34,6 +34,9 @@ typedef struct { int64_t counter; } cp_atomic64_t;
 #ifndef noinline
 #define noinline		__attribute__((__noinline__))
 #endif
+#ifndef OPTIMIZER_HIDE_VAR
+#define OPTIMIZER_HIDE_VAR(var)	__asm__ ("" : "=r" (var) : "0" (var))
+#endif
 #ifndef BIT
 #define BIT(n)			(1UL << (n))
 #endif
@@ -65,8 +68,8 @@ static inline s64 cp_atomic64_add_return(s64 i, cp_atomic64_t *v)
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
-/* Returns the value found at @p, like the kernel's cmpxchg(). */
-static inline u32 cp_cmpxchg32(u32 *p, u32 old, u32 new)
+/* Returns the value found at @p, like the kernel's cmpxchg64(). */
+static inline u64 cp_cmpxchg64(u64 *p, u64 old, u64 new)
 {
 	__atomic_compare_exchange_n(p, &old, new, false, __ATOMIC_SEQ_CST,
 				    __ATOMIC_RELAXED);

@@ -83,21 +83,33 @@ static void table_free(struct cp_table *t)
 	munmap(t->slots, cp_table_bytes(t->nbuckets));
 }
 
-/* A full bucket of live cookies, ages spread over one capacity. */
+/*
+ * A full bucket of live cookies, ages spread over one capacity, in the
+ * form the table keeps its 64-bit words (module/nonres.c, "Pairs"): the
+ * older cookie of each in the high half.
+ */
 static void fill_bucket(struct cp_table *t, u64 b, uint64_t *rs)
 {
 	u32 now_ts = (u32)(cp_table_clock(t) >> t->shift);
+	u64 *w = (u64 *)(t->slots + b * CP_BUCKET_SLOTS);
 	int i;
 
-	for (i = 0; i < CP_BUCKET_SLOTS; i++) {
-		u64 r;
-		u32 ts;
+	for (i = 0; i < CP_BUCKET_SLOTS / 2; i++) {
+		u32 c[2], age[2];
+		int k;
 
-		*rs = *rs * 6364136223846793005ULL + 1442695040888963407ULL;
-		r = *rs >> 11;
-		ts = (now_ts - (u32)(r % 256)) & CP_TS_MASK;
-		t->slots[b * CP_BUCKET_SLOTS + i] = ts << CP_TS_SHIFT |
-			(((u32)(r >> 8) & CP_CHECK_MASK) | 1);
+		for (k = 0; k < 2; k++) {
+			u64 r;
+
+			*rs = *rs * 6364136223846793005ULL +
+			      1442695040888963407ULL;
+			r = *rs >> 11;
+			age[k] = (u32)(r % 256);
+			c[k] = ((now_ts - age[k]) & CP_TS_MASK) << CP_TS_SHIFT |
+			       (((u32)(r >> 8) & CP_CHECK_MASK) | 1);
+		}
+		k = age[0] < age[1];	/* the older one's index */
+		w[i] = (u64)c[k] << 32 | c[!k];
 	}
 }
 

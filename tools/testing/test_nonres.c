@@ -1073,6 +1073,145 @@ static void test_displacement_order(void)
 	tbl_free(&x);
 }
 
+/*
+ * The word forms of the spec ("Pairs"): every 64-bit word of a bucket is
+ * 0, one entry in the low half, or two entries with the older in the high
+ * half, whatever the sequence of inserts (some with an eviction time a
+ * step stale, as racing CPUs give), claims and expiries.  An insert into a
+ * full bucket ranks the high halves alone: a table that broke the forms
+ * would displace the wrong entry.
+ */
+static s64 mod_age(u32 cookie, u64 now, u32 shift)
+{
+	s64 a = (ref_ts(now, shift) - (cookie >> CP_TS_SHIFT)) & CP_TS_MASK;
+
+	return a >= (s64)CP_TS_RANGE - CP_TS_FUTURE ? a - (s64)CP_TS_RANGE : a;
+}
+
+static void test_pair_forms(void)
+{
+	uint64_t rs = tap.seed ^ 13;
+	u64 i, ops = tap_scaled(200000, 40000), bad = 0, full = 0, one = 0;
+	u64 nkeys, next = 0;
+	struct tbl x;
+
+	tbl_new(&x, 4);
+	nkeys = 3 * x.t.capacity;
+	for (i = 0; i < ops && !bad; i++) {
+		u64 op = tap_rand_below(&rs, 10), k, now, j;
+		const u64 *w = (const u64 *)x.slots;
+		struct cp_refault r;
+
+		if (op < 6) {
+			u64 when = cp_table_clock_advance(&x.t, 1 +
+				(u32)tap_rand_below(&rs, 2 * step_of(&x.t)));
+
+			if (when && tap_rand_below(&rs, 4) == 0)
+				when -= 1 + tap_rand_below(&rs, step_of(&x.t));
+			k = next++ % nkeys;
+			cp_table_remember(&x.t, key_a(k), when,
+					  (u32)k & CP_FLAG_ACTIVE, NULL);
+		} else if (op < 9) {
+			k = tap_rand_below(&rs, nkeys);
+			cp_table_lookup(&x.t, key_a(k), cp_table_clock(&x.t),
+					&r);
+		} else if (tap_rand_below(&rs, 20)) {
+			cp_table_clock_advance(&x.t, (u32)tap_rand_below(&rs,
+						20 * step_of(&x.t)));
+		} else {
+			/*
+			 * Long idle: entries expire.  An insert into every
+			 * bucket then clears them: none is left to wrap.
+			 */
+			u32 b;
+
+			cp_table_clock_advance(&x.t, (u32)(step_of(&x.t) *
+				(1000 + tap_rand_below(&rs, 300))));
+			for (b = 0, k = nkeys; b < x.t.nbuckets; k++)
+				if (ref_bucket(key_a(k), x.t.nbuckets) == b) {
+					cp_table_remember(&x.t, key_a(k),
+						cp_table_clock_advance(&x.t, 1),
+						0, NULL);
+					b++;
+				}
+		}
+		now = cp_table_clock(&x.t);
+		for (j = 0; j < x.t.capacity / 2; j++) {
+			u32 hi = (u32)(w[j] >> 32), lo = (u32)w[j];
+
+			if (!hi) {
+				one += lo != 0;
+				continue;
+			}
+			full++;
+			if (!lo || mod_age(hi, now, x.t.shift) <
+				   mod_age(lo, now, x.t.shift)) {
+				bad++;
+				tap_diag("op %llu word %llu: %#x:%#x, ages %lld and %lld",
+					 (unsigned long long)i,
+					 (unsigned long long)j, hi, lo,
+					 (long long)mod_age(hi, now, x.t.shift),
+					 (long long)mod_age(lo, now, x.t.shift));
+				break;
+			}
+		}
+	}
+	tap_info("%llu operations: %llu full words and %llu single entries checked",
+		 (unsigned long long)i, (unsigned long long)full,
+		 (unsigned long long)one);
+	CHECK(!bad, "a word not in its form");
+	CHECK(full > ops && one > ops / 10, "forms not exercised");
+	tbl_free(&x);
+}
+
+/*
+ * An insert ranks the high halves only while no low half ranks before
+ * its high half.  That happens when the older entry of a word is so old
+ * that its timestamp wrapped (past 1791 steps, its bucket visited by no
+ * insert all that time): it then reads as young, and the younger one is
+ * the oldest, or expired.  One bucket, shift 0: steps are evictions.
+ */
+static void test_pair_wrap(void)
+{
+	static const u64 b_when[] = { 800, 300 };	/* B live, B expired */
+	unsigned int s;
+
+	for (s = 0; s < ARRAY_SIZE(b_when); s++) {
+		struct cp_refault r;
+		struct tbl x;
+		u32 gone = 0;
+		int i, res;
+
+		tbl_new(&x, 1);
+		/* A and B share a word: A older */
+		cp_table_remember(&x.t, key_a(0), 0, 0, NULL);
+		cp_table_remember(&x.t, key_a(1), b_when[s], 0, NULL);
+		/* 14 entries younger than B fill the other seven words */
+		for (i = 2; i < 16; i++)
+			cp_table_remember(&x.t, key_a(i), 1000 + i, 0, NULL);
+		CHECK(cp_table_count(&x.t, 1020) == 16, "not full");
+		/* at 1800, A's timestamp wrapped: it reads as "future" */
+		tbl_set_clock(&x.t, 1801);
+		res = cp_table_remember(&x.t, key_b(0), 1800, 0, &gone);
+		if (s == 0) {
+			/* B, 1000 steps old, is the oldest live entry */
+			CHECK(res == CP_REMEMBER_DISPLACED, "result %d", res);
+			CHECK(!cp_table_lookup(&x.t, key_a(1), 1801, &r),
+			      "the oldest live entry survived");
+		} else {
+			/* B, 1500 steps old, has expired */
+			CHECK(res == CP_REMEMBER_EXPIRED && gone == 1,
+			      "result %d, %u expired", res, gone);
+			CHECK(!cp_table_lookup(&x.t, key_a(1), 1801, &r),
+			      "the expired entry survived");
+		}
+		for (i = 2; i < 16; i++)
+			CHECK(cp_table_lookup(&x.t, key_a(i), 1801, &r),
+			      "case %u: live entry %d displaced", s, i);
+		tbl_free(&x);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1765,10 +1904,15 @@ static void *same_lookup(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_same_slots(void)
+/*
+ * @full: each bucket first holds 16 entries older than the new keys, so
+ * that every insert displaces one of them (the full-bucket path) and none
+ * of the new keys may be lost.
+ */
+static void run_same_slots(bool full)
 {
 	enum { NT = 4, NB = 8 };
-	u64 rounds = tap_scaled(4000, 1000), r, keys[64], k = 0;
+	u64 rounds = tap_scaled(4000, 1000), r, keys[64], old[16 * NB], k = 0;
 	u64 stored_all = 0, lost = 0, displaced = 0, twice = 0, missed = 0;
 	int per_bucket[NB] = { 0 }, n = 0, i;
 	pthread_barrier_t go;
@@ -1788,28 +1932,42 @@ static void test_concurrent_same_slots(void)
 		per_bucket[b]++;
 		n++;
 	}
+	/* and 16 older ones per bucket */
+	for (n = 0, k = 0; n < 16 * NB; k++) {
+		u64 h = conc_key(10, k);
+		u32 b = ref_bucket(h, NB);
+
+		if (per_bucket[b] < 8 + 16) {
+			old[n++] = h;
+			per_bucket[b]++;
+		}
+	}
 	tbl_new(&x, NB);
 	pthread_barrier_init(&go, NULL, NT);
 	for (r = 0; r < rounds; r++) {
-		u64 stored = 0, left;
+		u64 stored = 0, left, when = r * 64 + (full ? 32 : 0);
 
 		memset(x.slots, 0, cp_table_bytes(NB));
 		memset(hits, 0, sizeof(hits));
-		tbl_set_clock(&x.t, r * 64);
+		for (i = 0; full && i < 16 * NB; i++)
+			cp_table_remember(&x.t, old[i], r * 64, 0, NULL);
+		tbl_set_clock(&x.t, when);
 		for (i = 0; i < NT; i++)
 			ctx[i] = (struct same_ctx){
 				.t = &x.t, .go = &go, .keys = keys,
-				.hits = hits, .id = i, .when = r * 64,
+				.hits = hits, .id = i, .when = when,
 			};
 		for (i = 0; i < NT; i++)
 			pthread_create(&th[i], NULL, same_insert, &ctx[i]);
 		for (i = 0; i < NT; i++) {
 			pthread_join(th[i], NULL);
-			stored += ctx[i].res[CP_REMEMBER_EMPTY];
+			stored += ctx[i].res[full ? CP_REMEMBER_DISPLACED :
+						    CP_REMEMBER_EMPTY];
 			displaced += ctx[i].res[CP_REMEMBER_EXPIRED] +
-				     ctx[i].res[CP_REMEMBER_DISPLACED];
+				     ctx[i].res[full ? CP_REMEMBER_EMPTY :
+						       CP_REMEMBER_DISPLACED];
 		}
-		left = raw_occupied(&x.t);
+		left = raw_occupied(&x.t) - (full ? 16 * NB - stored : 0);
 		lost += stored - left;
 		stored_all += stored;
 		for (i = 0; i < NT; i++)
@@ -1820,15 +1978,16 @@ static void test_concurrent_same_slots(void)
 			twice += hits[i] > 1;
 			missed += hits[i] == 0;
 		}
-		missed -= 64 - left;	/* not stored: cannot be found */
+		missed -= 64 - stored;	/* not stored: cannot be found */
 	}
 	pthread_barrier_destroy(&go);
-	tap_info("%llu rounds of 4 threads on the same 8 buckets: %llu stored, %llu lost, %llu replaced, %llu claimed twice, %llu not found",
-		 (unsigned long long)rounds, (unsigned long long)stored_all,
-		 (unsigned long long)lost, (unsigned long long)displaced,
-		 (unsigned long long)twice, (unsigned long long)missed);
+	tap_info("%llu rounds of 4 threads on the same 8 %s buckets: %llu stored, %llu lost, %llu stored otherwise, %llu claimed twice, %llu not found",
+		 (unsigned long long)rounds, full ? "full" : "empty",
+		 (unsigned long long)stored_all, (unsigned long long)lost,
+		 (unsigned long long)displaced, (unsigned long long)twice,
+		 (unsigned long long)missed);
 	CHECK(lost == 0 && displaced == 0,
-	      "%llu entries lost, %llu replaced with room to spare",
+	      "%llu entries lost, %llu stored otherwise",
 	      (unsigned long long)lost, (unsigned long long)displaced);
 	CHECK(twice == 0, "%llu entries claimed by two lookups",
 	      (unsigned long long)twice);
@@ -1839,6 +1998,16 @@ static void test_concurrent_same_slots(void)
 	      (unsigned long long)stored_all,
 	      (unsigned long long)(rounds * 64));
 	tbl_free(&x);
+}
+
+static void test_concurrent_same_slots(void)
+{
+	run_same_slots(false);
+}
+
+static void test_concurrent_full_buckets(void)
+{
+	run_same_slots(true);
 }
 
 /*
@@ -1860,7 +2029,25 @@ struct lockstep {
 	u64 key, when;
 	u32 hits;		/* this round's hits, atomic */
 	int stop;		/* atomic */
+	bool remember;		/* both insert into a full bucket instead */
+	u64 lost;		/* remember: new entries not found */
 };
+
+/* Set up a round of two remembers: a full bucket of older entries. */
+static void lockstep_fill(struct lockstep *s)
+{
+	struct cp_refault r;
+	int i;
+
+	if (s->done)	/* the last round: both new entries are there */
+		for (i = 0; i < 2; i++)
+			s->lost += !cp_table_lookup(s->t, s->key + (u64)i,
+						    s->when, &r);
+	memset(s->t->slots, 0, cp_table_bytes(1));
+	for (i = 0; i < 16; i++)
+		cp_table_remember(s->t, conc_key(6, (u64)i),
+				  s->when - 100 + (u64)i, 0, NULL);
+}
 
 struct lockstep_thread {
 	struct lockstep *s;
@@ -1910,15 +2097,19 @@ static void *lockstep_run(void *arg)
 
 		if (c->id == 0) {
 			/* account for the last round, set up the next */
+			if (s->done == s->rounds ||
+			    (!(s->done & 1023) && mono_ns() > s->deadline_ns))
+				__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+		}
+		if (c->id == 0 && s->remember) {
+			lockstep_fill(s);
+		} else if (c->id == 0) {
 			if (s->done) {
 				u64 left = raw_occupied(s->t);
 
 				s->twice += s->hits + left > 2;
 				s->unbalanced += s->hits != 2;
 			}
-			if (s->done == s->rounds ||
-			    (!(s->done & 1023) && mono_ns() > s->deadline_ns))
-				__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
 			memset(s->t->slots, 0, cp_table_bytes(1));
 			s->hits = 0;
 			/* two entries of the page: one for each lookup */
@@ -1934,7 +2125,10 @@ static void *lockstep_run(void *arg)
 		/* 0-3 pauses, or 0-31 every other round (pauses vary) */
 		for (d = (u32)tap_rand_below(&c->rs, n & 2 ? 4 : 32); d; d--)
 			cpu_relax();
-		if (cp_table_lookup(s->t, s->key, s->when, &res))
+		if (s->remember)
+			cp_table_remember(s->t, s->key + (u64)c->id, s->when,
+					  0, NULL);
+		else if (cp_table_lookup(s->t, s->key, s->when, &res))
 			__atomic_add_fetch(&s->hits, 1, __ATOMIC_RELAXED);
 		spin_barrier(&s->arrived, ++n);
 		if (c->id == 0)
@@ -1943,10 +2137,10 @@ static void *lockstep_run(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_claim_lockstep(void)
+static void run_lockstep(bool remember)
 {
 	struct lockstep_thread c[2];
-	struct lockstep s = { 0 };
+	struct lockstep s = { .remember = remember };
 	pthread_t th[2];
 	struct tbl x;
 	int i;
@@ -1971,16 +2165,39 @@ static void test_concurrent_claim_lockstep(void)
 	}
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	tap_info("%llu lockstep rounds of two lookups of a page remembered twice: %llu entries claimed twice, %llu rounds without two hits",
-		 (unsigned long long)s.done, (unsigned long long)s.twice,
-		 (unsigned long long)s.unbalanced);
-	CHECK(s.twice == 0, "%llu entries claimed by both lookups",
-	      (unsigned long long)s.twice);
-	CHECK(s.unbalanced == 0, "%llu rounds without two hits",
-	      (unsigned long long)s.unbalanced);
+	if (remember) {
+		tap_info("%llu lockstep rounds of two remembers into a full bucket: %llu new entries lost",
+			 (unsigned long long)s.done,
+			 (unsigned long long)s.lost);
+		CHECK(s.lost == 0, "%llu new entries lost",
+		      (unsigned long long)s.lost);
+	} else {
+		tap_info("%llu lockstep rounds of two lookups of a page remembered twice: %llu entries claimed twice, %llu rounds without two hits",
+			 (unsigned long long)s.done,
+			 (unsigned long long)s.twice,
+			 (unsigned long long)s.unbalanced);
+		CHECK(s.twice == 0, "%llu entries claimed by both lookups",
+		      (unsigned long long)s.twice);
+		CHECK(s.unbalanced == 0, "%llu rounds without two hits",
+		      (unsigned long long)s.unbalanced);
+	}
 	CHECK(s.done >= 1000, "only %llu rounds in the time allowed",
 	      (unsigned long long)s.done);
 	tbl_free(&x);
+}
+
+static void test_concurrent_claim_lockstep(void)
+{
+	run_lockstep(false);
+}
+
+/*
+ * The same for two inserts into one full bucket: both take its oldest
+ * word; the one that loses the race must rank again and take the next.
+ */
+static void test_concurrent_remember_lockstep(void)
+{
+	run_lockstep(true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2190,6 +2407,8 @@ static const struct cp_test tests[] = {
 	{ "expiry_alias_churn", test_expiry_alias_churn },
 	{ "remember_stale_when", test_remember_stale_when },
 	{ "displacement_order", test_displacement_order },
+	{ "pair_forms", test_pair_forms },
+	{ "pair_wrap", test_pair_wrap },
 	{ "model_random_ops", test_model_modular },
 	{ "model_random_ops_strict", test_model_strict_wrap },
 	{ "model_random_ops_strict_stale_when", test_model_strict_stale },
@@ -2200,7 +2419,9 @@ static const struct cp_test tests[] = {
 	{ "concurrent_clock_race", test_concurrent_clock_race },
 	{ "concurrent_storm", test_concurrent_storm },
 	{ "concurrent_same_slots", test_concurrent_same_slots },
+	{ "concurrent_full_buckets", test_concurrent_full_buckets },
 	{ "concurrent_claim_lockstep", test_concurrent_claim_lockstep },
+	{ "concurrent_remember_lockstep", test_concurrent_remember_lockstep },
 	{ "hash_quality", test_hash_quality },
 	{ "local_clocks", test_lclock },
 };
