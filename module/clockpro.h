@@ -13,6 +13,8 @@
 #include "clockpro/nonres.h"
 #include "clockpro/policy.h"
 
+struct seq_file;
+
 /* Rows of the refault histogram, at most. */
 #define CP_HIST_MAX		256
 /* Adaptive state slots, one per (memcg, node) lruvec seen by reclaim. */
@@ -143,12 +145,14 @@ static inline void cp_count(enum cp_stat_item item, u64 n)
 	this_cpu_add(cp.stats->v[item], n);
 }
 
-int cp_hooks_register(bool enforce);
+int cp_hooks_register(void);
 int cp_hooks_arm(bool enforce);
 void cp_hooks_follow_mode(void);
 void cp_slots_reset(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
+void cp_hooks_show(struct seq_file *m);
+const char *cp_hooks_enforce_missing(void);
 void cp_lruvec_stats(void (*fn)(void *arg,
 				const struct cp_lruvec_slot *s),
 		     void *arg);

@@ -6,12 +6,37 @@
 #ifndef _CLOCKPRO_COMPAT_H
 #define _CLOCKPRO_COMPAT_H
 
+#include <linux/cgroup-defs.h>
 #include <linux/ftrace.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/ptrace.h>
+#include <linux/rmap.h>
 #include <linux/swap.h>
 #include <linux/version.h>
+
+/*
+ * The prototypes of the hooked functions, as the handlers (hooks.c) read
+ * their arguments: checked against the kernel's own declarations, so that
+ * a kernel that changed one fails the build here rather than a handler at
+ * run time.  mem_cgroup_css_free() is static: it is the memory
+ * controller's css_free callback, whose type is checked.  The static
+ * reclaim functions (shrink_active_list(), evict_folios()) have no
+ * declaration: their prototypes come with the scan_control mirror below,
+ * from the same mm/vmscan.c (CP_VMSCAN_PROTO).
+ */
+static_assert(__same_type(&workingset_eviction,
+			  void *(*)(struct folio *, struct mem_cgroup *)));
+static_assert(__same_type(&workingset_refault,
+			  void (*)(struct folio *, void *)));
+static_assert(__same_type(&folio_add_lru, void (*)(struct folio *)));
+static_assert(__same_type(&folio_mark_accessed, void (*)(struct folio *)));
+static_assert(__same_type(&folio_referenced,
+			  int (*)(struct folio *, int, struct mem_cgroup *,
+				  unsigned long *)));
+static_assert(__same_type(((struct cgroup_subsys *)NULL)->css_free,
+			  void (*)(struct cgroup_subsys_state *)));
 
 /* 6.6 replaced folio_swap_entry() with folio->swap. */
 static inline unsigned long cp_folio_swap_val(struct folio *folio)
@@ -63,7 +88,10 @@ static inline bool cp_lruvec_mglru(struct lruvec *lruvec)
  * deactivation as it would have.  Copied field for field from Debian's
  * 6.1.192 and 6.12.95 sources: the compiler lays the bitfields out as the
  * kernel's build did.  Other kernels have no layout here: enforce refuses
- * to start there (cp_scan_control_known()).
+ * to start there (cp_scan_control_known()).  The same sources give the
+ * prototypes the handlers assume, on both: shrink_active_list(nr_to_scan,
+ * lruvec, sc, lru) and evict_folios(lruvec, sc, swappiness, ...).
+ * CP_VMSCAN_PROTO names the source, for the stats file.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
@@ -97,6 +125,7 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	1
+#define CP_VMSCAN_PROTO		"vmscan-6.1"
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 struct cp_scan_control {
@@ -131,6 +160,7 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	1
+#define CP_VMSCAN_PROTO		"vmscan-6.12"
 #else
 struct cp_scan_control {
 	s8 priority;
@@ -140,6 +170,7 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	0
+#define CP_VMSCAN_PROTO		"unknown"
 #endif
 
 /* Does this build know the kernel's struct scan_control? */
