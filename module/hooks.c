@@ -81,7 +81,7 @@ static bool cp_folio_meta(struct folio *folio)
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct inode *host;
 
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+	if (!mapping || ((unsigned long)mapping & CP_FOLIO_MAPPING_FLAGS))
 		return false;
 	host = READ_ONCE(mapping->host);
 	return host && S_ISBLK(host->i_mode);
@@ -109,7 +109,7 @@ static bool cp_folio_key(struct folio *folio, struct cp_key *k)
 		return true;
 	}
 	mapping = READ_ONCE(folio->mapping);
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+	if (!mapping || ((unsigned long)mapping & CP_FOLIO_MAPPING_FLAGS))
 		return false;
 	host = READ_ONCE(mapping->host);
 	if (!host)

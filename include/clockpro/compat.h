@@ -38,6 +38,13 @@ static_assert(__same_type(&folio_referenced,
 static_assert(__same_type(((struct cgroup_subsys *)NULL)->css_free,
 			  void (*)(struct cgroup_subsys_state *)));
 
+/* The low bits of folio->mapping (anon, movable): renamed in 6.17. */
+#ifdef FOLIO_MAPPING_FLAGS
+#define CP_FOLIO_MAPPING_FLAGS	FOLIO_MAPPING_FLAGS
+#else
+#define CP_FOLIO_MAPPING_FLAGS	PAGE_MAPPING_FLAGS
+#endif
+
 /* 6.6 replaced folio_swap_entry() with folio->swap. */
 static inline unsigned long cp_folio_swap_val(struct folio *folio)
 {
@@ -48,10 +55,17 @@ static inline unsigned long cp_folio_swap_val(struct folio *folio)
 #endif
 }
 
-/* A folio's flags word, read once (PG_* bits). */
+/*
+ * A folio's flags word, read once (PG_* bits).  6.18 wrapped it in
+ * memdesc_flags_t.
+ */
 static inline unsigned long cp_folio_flags(struct folio *folio)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+	return READ_ONCE(folio->flags.f);
+#else
 	return READ_ONCE(folio->flags);
+#endif
 }
 
 /*
