@@ -1203,7 +1203,8 @@ static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *reg
  */
 static int __kprobes cp_mglru_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct lruvec *lruvec = (void *)regs_get_kernel_argument(regs, 0);
+	struct lruvec *lruvec =
+		(void *)regs_get_kernel_argument(regs, CP_EVICT_FOLIOS_LRUVEC);
 
 	if (!cp_enforcing())
 		return 0;

@@ -100,12 +100,15 @@ static inline bool cp_lruvec_mglru(struct lruvec *lruvec)
  * reclaim_idx) and skipped_deactivate, which it sets when it holds the
  * active list so that the kernel's last retry before OOM forces
  * deactivation as it would have.  Copied field for field from Debian's
- * 6.1.192 and 6.12.95 sources: the compiler lays the bitfields out as the
- * kernel's build did.  Other kernels have no layout here: enforce refuses
- * to start there (cp_scan_control_known()).  The same sources give the
- * prototypes the handlers assume, on both: shrink_active_list(nr_to_scan,
- * lruvec, sc, lru) and evict_folios(lruvec, sc, swappiness, ...).
- * CP_VMSCAN_PROTO names the source, for the stats file.
+ * 6.1.192, 6.12.95 and 7.2.13 sources (6.12.118's, trixie's, is the same
+ * as 6.12.95's): the compiler lays the bitfields out as the kernel's build
+ * did.  Other kernels have no layout here: enforce refuses to start there
+ * (cp_scan_control_known()).  The same sources give the prototypes the
+ * handlers assume: shrink_active_list(nr_to_scan, lruvec, sc, lru) on all
+ * three; evict_folios(lruvec, sc, swappiness, ...) on 6.1 and 6.12,
+ * evict_folios(nr_to_scan, lruvec, sc, swappiness) on 7.2: the lruvec is
+ * argument CP_EVICT_FOLIOS_LRUVEC.  CP_VMSCAN_PROTO names the source, for
+ * the stats file.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
@@ -140,8 +143,12 @@ struct cp_scan_control {
 
 #define CP_SCAN_CONTROL_KNOWN	1
 #define CP_VMSCAN_PROTO		"vmscan-6.1"
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define CP_EVICT_FOLIOS_LRUVEC	0
+#elif (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)) || \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
+	 LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0))
+/* 7.2's: the same (its proactive_swappiness is there without CONFIG_MEMCG) */
 struct cp_scan_control {
 	unsigned long nr_to_reclaim;
 	nodemask_t *nodemask;
@@ -174,7 +181,13 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	1
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define CP_VMSCAN_PROTO		"vmscan-7.2"
+#define CP_EVICT_FOLIOS_LRUVEC	1
+#else
 #define CP_VMSCAN_PROTO		"vmscan-6.12"
+#define CP_EVICT_FOLIOS_LRUVEC	0
+#endif
 #else
 struct cp_scan_control {
 	s8 priority;
@@ -185,6 +198,7 @@ struct cp_scan_control {
 
 #define CP_SCAN_CONTROL_KNOWN	0
 #define CP_VMSCAN_PROTO		"unknown"
+#define CP_EVICT_FOLIOS_LRUVEC	0	/* never armed: enforce is refused */
 #endif
 
 /* Does this build know the kernel's struct scan_control? */
