@@ -17,7 +17,7 @@ MATRIX_KVERS ?= $(sort $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.*
 
 MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
-.PHONY: all module tools modules-matrix check check-unit check-sim check-vm \
+.PHONY: all module tools modules-matrix modules-new check-new check-all check check-unit check-sim check-vm \
 	shellcheck \
 	check-quick bench bench-core readme-tables bench-json bench-cost demo lint checkpatch sparse install \
 	dkms-install dkms-uninstall deb sign check-dkms check-modsig-vm \
@@ -49,7 +49,31 @@ modules-matrix:
 		$(MAKE) -s -C /lib/modules/$$v/build M=$$d W=1 modules; \
 	done
 
+# The newer kernels, kept off the host (scripts/matrix-kernels.sh): Debian
+# trixie's current 6.12 and sid's newest, downloaded from the apt mirror and
+# unpacked into a sid chroot (scripts/mkchroot.sh) whose gcc-14 and gcc-16
+# build for them; cached in .build (chroot/, apt/, kernel-debs/).
+# Needs root (debootstrap, chroot).
+NEW_ROOT := $(BUILD)/chroot/sid
+modules-new:
+	scripts/mkchroot.sh $(NEW_ROOT)
+	CP_MATRIX_ROOT=$(NEW_ROOT) scripts/matrix-kernels.sh fetch
+	CP_MATRIX_ROOT=$(NEW_ROOT) scripts/matrix-kernels.sh build $(BUILD)
+
+# Boot them: smoke, hooks and observe, MGLRU off and on (~10 min on two
+# CPUs, downloads included).  Skipped when not root.
+check-new:
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "check-new: SKIP: needs root (debootstrap, chroot)"; exit 0; fi; \
+	$(MAKE) modules-new && \
+	$(MAKE) -C selftests check-new KVERS="$$(cat $(BUILD)/matrix-kvers)" \
+		KROOT=$(NEW_ROOT) BUILD=$(BUILD)
+
 check: lint check-unit check-sim check-vm check-dkms check-modsig-vm
+
+# Everything: make check, then the newer kernels (check-new: a sid chroot,
+# downloads from the mirror, about 10 more minutes of guests).
+check-all: check check-new
 
 check-quick:
 	$(MAKE) -C tools/testing check-quick
@@ -165,6 +189,9 @@ help:
 	@echo "make [KVER=<release>|KDIR=<dir>]  build clockpro.ko (and tools)"
 	@echo "make demo        install deps, boot stock kernels in qemu, show the histogram"
 	@echo "make check       all tests: unit, simulator, VM selftests on 6.1 and 6.12"
+	@echo "make check-all   make check, then smoke/hooks/observe on trixie's and sid's"
+	@echo "make modules-new clockpro.ko for trixie's and sid's kernels (a sid chroot)"
+	@echo "make check-new   their build and boot tests alone"
 	@echo "make check-quick fast user-space tests only"
 	@echo "make bench       hit-ratio matrix (VM), table cost and CPU cost benchmarks"
 	@echo "make bench-cost  CPU cost alone: instructions per op under qemu -icount"

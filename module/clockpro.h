@@ -13,6 +13,8 @@
 #include "clockpro/nonres.h"
 #include "clockpro/policy.h"
 
+struct seq_file;
+
 /* Rows of the refault histogram, at most. */
 #define CP_HIST_MAX		256
 /* Adaptive state slots, one per (memcg, node) lruvec seen by reclaim. */
@@ -152,12 +154,14 @@ static inline s64 cp_slot_target(const struct cp_lruvec_slot *s)
 	return s->st.target ? cp_policy_target(&cp.params, &s->st, &s->sz) : 0;
 }
 
-int cp_hooks_register(bool enforce);
+int cp_hooks_register(void);
 int cp_hooks_arm(bool enforce);
 void cp_hooks_follow_mode(void);
 void cp_slots_reset(void);
 void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
+void cp_hooks_show(struct seq_file *m);
+const char *cp_hooks_enforce_missing(void);
 void cp_lruvec_stats(void (*fn)(void *arg,
 				const struct cp_lruvec_slot *s),
 		     void *arg);

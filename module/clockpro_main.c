@@ -54,6 +54,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/utsname.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
@@ -463,8 +464,9 @@ static const char cp_mglru_msg[] =
 	"the multi-gen LRU is on (classic_lru=1: enforce switches it off while it runs)";
 
 /*
- * May enforce start?  Not on a kernel whose scan_control this build does
- * not know: reclaim's escape hatches would be invisible.  Not under MGLRU,
+ * May enforce start?  Not on a kernel that lacks one of its hook sites,
+ * nor on one whose scan_control this build does not know: reclaim's
+ * escape hatches would be invisible.  Not under MGLRU,
  * unless classic_lru lets enforce switch it off.  knob_lock held.
  *
  * Return: 0, or a negative errno for cp_enforce_refusal().
@@ -475,6 +477,8 @@ static int cp_enforce_allowed(void)
 	int ret;
 
 	lockdep_assert_held(&cp.knob_lock);
+	if (cp_hooks_enforce_missing())
+		return -ENOENT;
 	if (!cp_scan_control_known())
 		return -ENODEV;
 	ret = cp_lru_gen_read(&caps);
@@ -486,15 +490,26 @@ static int cp_enforce_allowed(void)
 	return ret == -EBUSY ? -EOPNOTSUPP : ret;
 }
 
-static const char *cp_enforce_refusal(int err)
+/* One dmesg line: why @what (enforce, mode=enforce) is refused. */
+static void cp_enforce_refuse(const char *what, int err)
 {
+	const char *release = init_utsname()->release;
+
 	switch (err) {
 	case -EOPNOTSUPP:
-		return cp_mglru_msg;
+		cp_refuse("%s refused: %s\n", what, cp_mglru_msg);
+		break;
 	case -ENODEV:
-		return "this kernel's reclaim (struct scan_control) is unknown to this build";
+		cp_refuse("%s refused: struct scan_control of %s unknown to this build\n",
+			  what, release);
+		break;
+	case -ENOENT:
+		cp_refuse("%s refused: no hook on %s in this kernel (%s)\n",
+			  what, cp_hooks_enforce_missing(), release);
+		break;
 	default:
-		return "cannot read or switch /sys/kernel/mm/lru_gen/enabled";
+		cp_refuse("%s refused: cannot read or switch lru_gen/enabled (error %d)\n",
+			  what, err);
 	}
 }
 
@@ -511,7 +526,7 @@ static int cp_mode_set(const char *buf)
 	if (mode == CP_MODE_ENFORCE && cp_live) {
 		ret = cp_enforce_allowed();
 		if (ret) {
-			cp_refuse("enforce refused: %s\n", cp_enforce_refusal(ret));
+			cp_enforce_refuse("enforce", ret);
 			goto out_unlock;
 		}
 		/* MGLRU held off after enforce stopped: it stays off */
@@ -702,7 +717,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
 	seq_printf(m, "idle_reinstated %llu\n", sum.idle_reinstated);
 
-	/* armed now; then those of the other mode (or missing, optional) */
+	/* armed now; then those of the other mode, or missing */
 	for (n = 0; n < 2; n++) {
 		bool first = true;
 
@@ -715,6 +730,7 @@ static int stats_show(struct seq_file *m, void *v)
 		}
 		seq_putc(m, '\n');
 	}
+	cp_hooks_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -985,7 +1001,7 @@ static int cp_go_live(void)
 	if (cp_mode_requested == CP_MODE_ENFORCE) {
 		ret = cp_enforce_allowed();
 		if (ret) {
-			pr_err("mode=enforce refused: %s\n", cp_enforce_refusal(ret));
+			cp_enforce_refuse("mode=enforce", ret);
 			return ret;
 		}
 	}
@@ -1043,9 +1059,11 @@ static int __init clockpro_init(void)
 	 * waits for both.
 	 */
 	mutex_lock(&cp.knob_lock);
-	ret = cp_go_live();
+	ret = cp_hooks_register();
 	if (!ret) {
-		ret = cp_hooks_register(cp.mode == CP_MODE_ENFORCE);
+		ret = cp_go_live();
+		if (!ret && cp.mode == CP_MODE_ENFORCE)
+			ret = cp_hooks_arm(true);
 		if (ret) {
 			cp_live = false;
 			WRITE_ONCE(cp.mode, CP_MODE_OBSERVE);

@@ -52,7 +52,9 @@
 #include <linux/pagemap.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/swap.h>
+#include <linux/utsname.h>
 #include <linux/workqueue.h>
 
 #include "clockpro.h"
@@ -82,7 +84,7 @@ static bool cp_folio_meta(struct folio *folio)
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct inode *host;
 
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+	if (!mapping || ((unsigned long)mapping & CP_FOLIO_MAPPING_FLAGS))
 		return false;
 	host = READ_ONCE(mapping->host);
 	return host && S_ISBLK(host->i_mode);
@@ -110,7 +112,7 @@ static bool cp_folio_key(struct folio *folio, struct cp_key *k)
 		return true;
 	}
 	mapping = READ_ONCE(folio->mapping);
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+	if (!mapping || ((unsigned long)mapping & CP_FOLIO_MAPPING_FLAGS))
 		return false;
 	host = READ_ONCE(mapping->host);
 	if (!host)
@@ -1291,7 +1293,8 @@ static int __kprobes cp_shrink_active_pre(struct kprobe *kp, struct pt_regs *reg
  */
 static int __kprobes cp_mglru_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct lruvec *lruvec = (void *)regs_get_kernel_argument(regs, 0);
+	struct lruvec *lruvec =
+		(void *)regs_get_kernel_argument(regs, CP_EVICT_FOLIOS_LRUVEC);
 
 	if (!cp_enforcing())
 		return 0;
@@ -1354,17 +1357,50 @@ CP_DEFINE_FTRACE_CALLBACK(cp_accessed_fn, cp_accessed)
  * eviction, refault and the memcg's end; the others act only while
  * enforcing, and are disarmed while observing, so that a cached read
  * pays nothing at all then.  Every hook is resolved at load, armed or
- * not: a kernel without one fails the load, not a later mode switch.
+ * not, and its health checked there (cp_hooks_register()):
+ *
+ *  - the prototype the handler assumes is checked at build time against
+ *    the kernel's own declaration where the kernel has one
+ *    (include/clockpro/compat.h, "header"), or comes from the kernel
+ *    versions whose mm/vmscan.c compat.h mirrors ("vmscan", the static
+ *    reclaim functions: on another version enforce is refused anyway);
+ *  - the symbol must resolve (kallsyms) and take the probe (ftrace or
+ *    kprobes): a failure names the function, the kernel release and why.
+ *
+ * What a missing site costs depends on its feature.  Observe's three
+ * (eviction, insertion, refault) are required: the load fails.  Enforce's
+ * four (folio_mark_accessed(), shrink_active_list(), folio_referenced()
+ * and mem_cgroup_css_free(), without which a freed memcg's slot could be
+ * inherited by a new one at the same address) are not: observe works,
+ * and enforce is refused with a dmesg line naming the hook.  The MGLRU
+ * guard on evict_folios() is optional within enforce: without it, MGLRU
+ * switched back on by hand while enforcing goes unnoticed (enforce still
+ * checks the switch when it starts).  The stats file has one line per
+ * hook with its state.
  */
+enum cp_feature {
+	CP_FEAT_OBSERVE,	/* required: the load fails without it */
+	CP_FEAT_ENFORCE,	/* enforce is refused without it */
+	CP_FEAT_MGLRU_GUARD,	/* enforce does without it */
+};
+
+static const char * const cp_feature_names[] = {
+	[CP_FEAT_OBSERVE] = "observe",
+	[CP_FEAT_ENFORCE] = "enforce",
+	[CP_FEAT_MGLRU_GUARD] = "mglru_guard",
+};
+
 struct cp_hook {
 	const char *symbol;
-	bool required;		/* load fails without it */
+	enum cp_feature feature;
 	bool enforce;		/* armed only while enforcing */
+	const char *proto;	/* where its prototype was checked */
 	struct kprobe *kp;	/* a kprobe ... */
 	struct kretprobe *rp;	/* ... a kretprobe ... */
 	struct ftrace_ops *ops;	/* ... or an ftrace callback */
 	bool resolved;		/* registered (disabled) or filter set */
 	bool armed;
+	int err;		/* why it could not be resolved, or 0 */
 };
 
 static struct kprobe cp_shrink_active_kp = {
@@ -1386,29 +1422,97 @@ static struct ftrace_ops cp_accessed_ops = { .func = cp_accessed_fn };
 
 static struct cp_hook cp_hooks[] = {
 	{ .symbol = "workingset_eviction", .ops = &cp_eviction_ops,
-	  .required = true },
+	  .feature = CP_FEAT_OBSERVE, .proto = "header" },
 	{ .symbol = "folio_add_lru", .ops = &cp_add_lru_ops,
-	  .required = true },
+	  .feature = CP_FEAT_OBSERVE, .proto = "header" },
 	{ .symbol = "workingset_refault", .ops = &cp_refault_ops,
-	  .required = true },
+	  .feature = CP_FEAT_OBSERVE, .proto = "header" },
 	{ .symbol = "mem_cgroup_css_free", .kp = &cp_memcg_free_kp,
-	  .required = true },
+	  .feature = CP_FEAT_ENFORCE, .proto = "header" },
 	{ .symbol = "folio_mark_accessed", .ops = &cp_accessed_ops,
-	  .required = true, .enforce = true },
+	  .feature = CP_FEAT_ENFORCE, .enforce = true, .proto = "header" },
 	{ .symbol = "shrink_active_list", .kp = &cp_shrink_active_kp,
-	  .required = true, .enforce = true },
+	  .feature = CP_FEAT_ENFORCE, .enforce = true, .proto = CP_VMSCAN_PROTO },
 	{ .symbol = "folio_referenced", .rp = &cp_referenced_probe,
-	  .required = true, .enforce = true },
-	{ .symbol = "evict_folios", .kp = &cp_mglru_kp, .enforce = true },
+	  .feature = CP_FEAT_ENFORCE, .enforce = true, .proto = "header" },
+	{ .symbol = "evict_folios", .kp = &cp_mglru_kp,
+	  .feature = CP_FEAT_MGLRU_GUARD, .enforce = true,
+	  .proto = CP_VMSCAN_PROTO },
 };
+
+/*
+ * For the refusal path's test (selftests/vm/tests/hooks.sh) alone: the
+ * hook named here resolves a symbol no kernel has, as on a kernel where
+ * the function was inlined or renamed.
+ */
+static char *test_missing_hook;
+module_param(test_missing_hook, charp, 0444);
+MODULE_PARM_DESC(test_missing_hook,
+		 "For tests only: the hook of this function resolves a bogus symbol instead [DEFAULT: none]");
+
+#define CP_TEST_BOGUS_SYMBOL	"clockpro_test_no_such_function"
+
+static const char *cp_hook_target(const struct cp_hook *h)
+{
+	if (test_missing_hook && !strcmp(test_missing_hook, h->symbol))
+		return CP_TEST_BOGUS_SYMBOL;
+	return h->symbol;
+}
+
+static const char *cp_hook_mechanism(const struct cp_hook *h)
+{
+	return h->ops ? "ftrace" : h->rp ? "kretprobe" : "kprobe";
+}
+
+/**
+ * cp_hooks_show - one line per hook, for the stats file
+ * @m: the seq_file
+ *
+ * "hook_<function> <state> <mechanism> <feature>[:off] proto:<checked>
+ * [error:<errno>]"; state: armed, ready (resolved, armed in the other
+ * mode) or missing (its feature is off).
+ */
+void cp_hooks_show(struct seq_file *m)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
+		const struct cp_hook *h = &cp_hooks[i];
+		bool armed = READ_ONCE(h->armed);
+
+		seq_printf(m, "hook_%s %s %s %s%s proto:%s", h->symbol,
+			   armed ? "armed" : h->resolved ? "ready" : "missing",
+			   cp_hook_mechanism(h), cp_feature_names[h->feature],
+			   h->resolved ? "" : ":off", h->proto);
+		if (h->err)
+			seq_printf(m, " error:%d", h->err);
+		seq_putc(m, '\n');
+	}
+}
+
+/**
+ * cp_hooks_enforce_missing - the first enforce hook this kernel lacks
+ *
+ * Return: its function's name, or NULL if enforce has all its hooks.
+ */
+const char *cp_hooks_enforce_missing(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++)
+		if (cp_hooks[i].feature == CP_FEAT_ENFORCE &&
+		    !cp_hooks[i].resolved)
+			return cp_hooks[i].symbol;
+	return NULL;
+}
 
 /**
  * cp_hooks_describe - name and state of hook @i, for the stats file
  * @i: hook index
  * @armed: set to whether the hook is armed now
  *
- * Return: the probed symbol, or NULL past the last hook.  An optional
- * hook this kernel lacks is never armed.
+ * Return: the probed symbol, or NULL past the last hook.  A hook this
+ * kernel lacks is never armed.
  */
 const char *cp_hooks_describe(unsigned int i, bool *armed)
 {
@@ -1563,15 +1667,20 @@ static int cp_hook_resolve(struct cp_hook *h)
 	char buf[KSYM_NAME_LEN];
 
 	if (h->ops) {
-		strscpy(buf, h->symbol, sizeof(buf));
-		return ftrace_set_filter(h->ops, buf, strlen(buf), 1);
+		int ret;
+
+		strscpy(buf, cp_hook_target(h), sizeof(buf));
+		ret = ftrace_set_filter(h->ops, buf, strlen(buf), 1);
+		if (ret)
+			ftrace_free_filter(h->ops);
+		return ret;
 	}
 	/* A struct kprobe cannot be registered twice unless reset. */
 	kp = cp_hook_kprobe(h);
 	kp->addr = NULL;
 	kp->flags = KPROBE_FLAG_DISABLED;
 	kp->nmissed = 0;
-	kp->symbol_name = h->symbol;
+	kp->symbol_name = cp_hook_target(h);
 	if (h->rp) {
 		h->rp->nmissed = 0;
 		return register_kretprobe(h->rp);
@@ -1579,40 +1688,84 @@ static int cp_hook_resolve(struct cp_hook *h)
 	return register_kprobe(kp);
 }
 
+/*
+ * Why @h did not resolve, in words.  ftrace says -EINVAL both for a name
+ * kallsyms lacks and for a function it cannot trace: a kprobe, registered
+ * disabled and removed at once, tells the two apart (-ENOENT: no symbol).
+ */
+static const char *cp_hook_why(struct cp_hook *h)
+{
+	int err = h->err;
+
+	if (h->ops) {
+		struct kprobe kp = {
+			.symbol_name = cp_hook_target(h),
+			.flags = KPROBE_FLAG_DISABLED,
+		};
+
+		err = register_kprobe(&kp);
+		if (!err) {
+			unregister_kprobe(&kp);
+			return "in kallsyms, but ftrace cannot attach to it";
+		}
+	}
+	switch (err) {
+	case -ENOENT:
+		h->err = -ENOENT;
+		return "not in kallsyms (inlined, renamed or removed)";
+	case -EINVAL:
+	case -EILSEQ:
+		return "in kallsyms, but not probe-able (blacklisted or not text)";
+	case -EBUSY:
+		return "probed by someone else already";
+	default:
+		return "cannot be probed";
+	}
+}
+
 /**
- * cp_hooks_register - resolve every hook, arm those of the mode
- * @enforce: arm the enforce mode's hooks too
+ * cp_hooks_register - resolve and check every hook, arm observe's
  *
- * All or nothing.  Called with knob_lock held; on failure the caller, once
- * it has dropped the lock, calls cp_hooks_unregister() for the work a hook
- * may have queued.
+ * A required (observe) hook that cannot be resolved fails the load; an
+ * optional one is recorded as missing, its feature off, with a dmesg line.
+ * Called with knob_lock held; on failure the caller, once it has dropped
+ * the lock, calls cp_hooks_unregister() for the work a hook may have
+ * queued.
  *
  * Return: 0, or the errno of the first required hook that failed (after
- * one dmesg line naming it); nothing stays registered on failure.
+ * one dmesg line naming it and the kernel release); nothing stays
+ * registered on failure.
  */
-int cp_hooks_register(bool enforce)
+int cp_hooks_register(void)
 {
+	const char *release = init_utsname()->release;
 	int i, ret;
 
+	if (test_missing_hook)
+		pr_warn("test_missing_hook: the hook on %s resolves %s instead\n",
+			test_missing_hook, CP_TEST_BOGUS_SYMBOL);
 	for (i = 0; i < ARRAY_SIZE(cp_hooks); i++) {
 		struct cp_hook *h = &cp_hooks[i];
+		const char *why;
 
-		ret = cp_hook_resolve(h);
-		if (ret) {
-			if (h->ops)
-				ftrace_free_filter(h->ops);
-			if (!h->required) {
-				pr_info("optional hook %s unavailable (%d)\n",
-					h->symbol, ret);
-				continue;
-			}
-			pr_err("cannot hook %s: error %d; this kernel is not supported\n",
-			       h->symbol, ret);
+		h->err = cp_hook_resolve(h);
+		if (!h->err) {
+			h->resolved = true;
+			continue;
+		}
+		why = cp_hook_why(h);
+		ret = h->err;
+		if (h->feature == CP_FEAT_OBSERVE) {
+			pr_err("cannot hook %s on %s: %s (error %d); this kernel is not supported\n",
+			       h->symbol, release, why, ret);
 			goto err_unregister;
 		}
-		h->resolved = true;
+		pr_warn("cannot hook %s on %s: %s (error %d); %s is off\n",
+			h->symbol, release, why, ret,
+			h->feature == CP_FEAT_ENFORCE ? "enforce" :
+			"the MGLRU guard of enforce");
 	}
-	ret = cp_hooks_arm(enforce);
+	ret = cp_hooks_arm(false);
 	if (ret)
 		goto err_unregister;
 	return 0;

@@ -29,19 +29,11 @@ have_suite() {
 	grep -rqs -- "$1" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null
 }
 
-mirror_uri() {
-	# First URI of a deb822 source, or of a one-line source, naming the
-	# main Debian archive (not -security).
-	uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-	      awk '{print $2}' | grep -v security | head -n1)
-	[ -n "$uri" ] || uri=$(grep -hs '^deb ' /etc/apt/sources.list \
-	      /etc/apt/sources.list.d/*.list 2>/dev/null |
-	      awk '{print $2}' | grep -v security | head -n1)
-	echo "$uri"
-}
+# shellcheck source=scripts/apt-mirror.sh
+. "$(dirname "$0")/apt-mirror.sh"
 
 if [ -z "${NO_KERNELS:-}" ] && ! have_suite bookworm-backports; then
-	uri=$(mirror_uri)
+	uri=$(cp_mirror_uri main)
 	if [ -z "$uri" ]; then
 		echo "install-deps: no Debian mirror found in apt configuration" >&2
 		exit 1

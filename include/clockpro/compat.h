@@ -6,12 +6,44 @@
 #ifndef _CLOCKPRO_COMPAT_H
 #define _CLOCKPRO_COMPAT_H
 
+#include <linux/cgroup-defs.h>
 #include <linux/ftrace.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/ptrace.h>
+#include <linux/rmap.h>
 #include <linux/swap.h>
 #include <linux/version.h>
+
+/*
+ * The prototypes of the hooked functions, as the handlers (hooks.c) read
+ * their arguments: checked against the kernel's own declarations, so that
+ * a kernel that changed one fails the build here rather than a handler at
+ * run time.  mem_cgroup_css_free() is static: it is the memory
+ * controller's css_free callback, whose type is checked.  The static
+ * reclaim functions (shrink_active_list(), evict_folios()) have no
+ * declaration: their prototypes come with the scan_control mirror below,
+ * from the same mm/vmscan.c (CP_VMSCAN_PROTO).
+ */
+static_assert(__same_type(&workingset_eviction,
+			  void *(*)(struct folio *, struct mem_cgroup *)));
+static_assert(__same_type(&workingset_refault,
+			  void (*)(struct folio *, void *)));
+static_assert(__same_type(&folio_add_lru, void (*)(struct folio *)));
+static_assert(__same_type(&folio_mark_accessed, void (*)(struct folio *)));
+static_assert(__same_type(&folio_referenced,
+			  int (*)(struct folio *, int, struct mem_cgroup *,
+				  unsigned long *)));
+static_assert(__same_type(((struct cgroup_subsys *)NULL)->css_free,
+			  void (*)(struct cgroup_subsys_state *)));
+
+/* The low bits of folio->mapping (anon, movable): renamed in 6.17. */
+#ifdef FOLIO_MAPPING_FLAGS
+#define CP_FOLIO_MAPPING_FLAGS	FOLIO_MAPPING_FLAGS
+#else
+#define CP_FOLIO_MAPPING_FLAGS	PAGE_MAPPING_FLAGS
+#endif
 
 /* 6.6 replaced folio_swap_entry() with folio->swap. */
 static inline unsigned long cp_folio_swap_val(struct folio *folio)
@@ -23,10 +55,17 @@ static inline unsigned long cp_folio_swap_val(struct folio *folio)
 #endif
 }
 
-/* A folio's flags word, read once (PG_* bits). */
+/*
+ * A folio's flags word, read once (PG_* bits).  6.18 wrapped it in
+ * memdesc_flags_t.
+ */
 static inline unsigned long cp_folio_flags(struct folio *folio)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+	return READ_ONCE(folio->flags.f);
+#else
 	return READ_ONCE(folio->flags);
+#endif
 }
 
 /*
@@ -61,9 +100,15 @@ static inline bool cp_lruvec_mglru(struct lruvec *lruvec)
  * reclaim_idx) and skipped_deactivate, which it sets when it holds the
  * active list so that the kernel's last retry before OOM forces
  * deactivation as it would have.  Copied field for field from Debian's
- * 6.1.192 and 6.12.95 sources: the compiler lays the bitfields out as the
- * kernel's build did.  Other kernels have no layout here: enforce refuses
- * to start there (cp_scan_control_known()).
+ * 6.1.192, 6.12.95 and 7.2.13 sources (6.12.118's, trixie's, is the same
+ * as 6.12.95's): the compiler lays the bitfields out as the kernel's build
+ * did.  Other kernels have no layout here: enforce refuses to start there
+ * (cp_scan_control_known()).  The same sources give the prototypes the
+ * handlers assume: shrink_active_list(nr_to_scan, lruvec, sc, lru) on all
+ * three; evict_folios(lruvec, sc, swappiness, ...) on 6.1 and 6.12,
+ * evict_folios(nr_to_scan, lruvec, sc, swappiness) on 7.2: the lruvec is
+ * argument CP_EVICT_FOLIOS_LRUVEC.  CP_VMSCAN_PROTO names the source, for
+ * the stats file.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
@@ -97,8 +142,13 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	1
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define CP_VMSCAN_PROTO		"vmscan-6.1"
+#define CP_EVICT_FOLIOS_LRUVEC	0
+#elif (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)) || \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
+	 LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0))
+/* 7.2's: the same (its proactive_swappiness is there without CONFIG_MEMCG) */
 struct cp_scan_control {
 	unsigned long nr_to_reclaim;
 	nodemask_t *nodemask;
@@ -131,6 +181,13 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	1
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define CP_VMSCAN_PROTO		"vmscan-7.2"
+#define CP_EVICT_FOLIOS_LRUVEC	1
+#else
+#define CP_VMSCAN_PROTO		"vmscan-6.12"
+#define CP_EVICT_FOLIOS_LRUVEC	0
+#endif
 #else
 struct cp_scan_control {
 	s8 priority;
@@ -140,6 +197,8 @@ struct cp_scan_control {
 };
 
 #define CP_SCAN_CONTROL_KNOWN	0
+#define CP_VMSCAN_PROTO		"unknown"
+#define CP_EVICT_FOLIOS_LRUVEC	0	/* never armed: enforce is refused */
 #endif
 
 /* Does this build know the kernel's struct scan_control? */

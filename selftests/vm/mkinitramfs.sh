@@ -57,8 +57,11 @@ MODULE=
 EXTRAS=()
 KMODS=()
 # Block device + filesystem stack for the data disk.  crc32c is requested
-# by ext4/jbd2 through the crypto API, not modules.dep, so list it here.
+# by ext4/jbd2 through the crypto API, not modules.dep, so list it here;
+# since 6.14 ext4 calls the crc32c library (a modules.dep dependency, or
+# built in) and crc32c_generic is gone: optional.
 BOOT_KMODS=(virtio_pci virtio_blk crc32c_generic ext4)
+OPTIONAL_KMODS=" crc32c_generic "
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -141,6 +144,10 @@ resolve() {
 	if [ -z "$p" ]; then
 		if is_builtin "$name"; then
 			echo "mkinitramfs: $name is built into $KVER" >&2
+			return 0
+		fi
+		if [[ $OPTIONAL_KMODS == *" $name "* ]]; then
+			echo "mkinitramfs: $name is not in $KVER (not needed there)" >&2
 			return 0
 		fi
 		die "module $name not found in $MODDIR"

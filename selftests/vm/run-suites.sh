@@ -15,6 +15,10 @@
 #   --build the out-of-tree build directory with <kver>/clockpro.ko
 #           (default .build)
 #
+# Guests take the lock .build/vm/qemu.lock.<slot>; with CP_VM_LOCK set in
+# the environment, every guest takes that one (a machine shared with other
+# runs: the guests then run one at a time).
+#
 # Every suite's full output is kept in .build/vm/suite-<n>.log; a suite
 # that fails has its not-ok lines and the tail of its log printed.
 set -u
@@ -32,8 +36,9 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -gt 0 ] || { sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
+SHARED_LOCK=${CP_VM_LOCK:-}
 mkdir -p "$BUILD/vm"
 n=0
 declare -a SPECS LOGS
@@ -49,7 +54,7 @@ run_one() {	# index slot
 	for o in ${rest//:/ }; do
 		args+=("${o%%=*}" "${o#*=}")
 	done
-	CP_VM_LOCK=$BUILD/vm/qemu.lock.$2 \
+	CP_VM_LOCK=${SHARED_LOCK:-$BUILD/vm/qemu.lock.$2} \
 		"$SELF_DIR/vmtest.sh" --kernel "$kver" --lru-gen "$lru" --timeout 3000 \
 		--module "$BUILD/$kver/clockpro.ko" "${args[@]}" "$tests" \
 		>"${LOGS[$1]}" 2>&1

@@ -7,6 +7,9 @@
 #   vmtest.sh --kernel KVER [options] TEST[,TEST...]
 #
 #   --kernel KVER     boot /boot/vmlinuz-KVER with modules from /lib/modules/KVER
+#   --kernel-root DIR take both from DIR/boot and DIR/lib/modules instead (a
+#                     kernel unpacked outside the host: scripts/matrix-kernels.sh;
+#                     default $CP_KERNEL_ROOT, else /)
 #   --module PATH     ship PATH (clockpro.ko) as /clockpro.ko; without it the
 #                     tests that need the module skip
 #   --mem MB          guest memory (default 256)
@@ -65,6 +68,7 @@ BUILD=${CP_BUILD_DIR:-$TOP/.build}/vm
 export CPWORK=${CPWORK:-${CP_BUILD_DIR:-$TOP/.build}/workloads/cpwork}
 
 KVER=
+KROOT=${CP_KERNEL_ROOT:-}
 MODULE=
 MEM=256
 SMP=1
@@ -96,6 +100,7 @@ die() {
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KVER=${2:?}; shift 2 ;;
+	--kernel-root) KROOT=${2:?}; shift 2 ;;
 	--module) MODULE=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--smp) SMP=${2:?}; shift 2 ;;
@@ -120,15 +125,18 @@ done
 
 installed_kernels() {
 	local k
-	for k in /boot/vmlinuz-*; do
-		[ -e "$k" ] && printf '%s ' "${k#/boot/vmlinuz-}"
+	for k in "$KROOT"/boot/vmlinuz-*; do
+		[ -e "$k" ] && printf '%s ' "${k#"$KROOT"/boot/vmlinuz-}"
 	done
 }
 [ -n "$KVER" ] || die "--kernel KVER is required (installed: $(installed_kernels))"
 [ -n "$TESTS" ] || die "no tests given"
-KERNEL=/boot/vmlinuz-$KVER
+KROOT=${KROOT%/}
+KERNEL=$KROOT/boot/vmlinuz-$KVER
 [ -r "$KERNEL" ] || die "no readable kernel $KERNEL"
-[ -d "/lib/modules/$KVER" ] || die "no /lib/modules/$KVER"
+[ -d "$KROOT/lib/modules/$KVER" ] || die "no $KROOT/lib/modules/$KVER"
+# mkinitramfs.sh takes the kernel's modules from there
+[ -z "$KROOT" ] || export MODDIR=$KROOT/lib/modules/$KVER
 case $LRU_GEN in 0|1|default) ;; *) die "--lru-gen must be 0, 1 or default" ;; esac
 case $TCG_THREAD in single|multi) ;; *) die "--tcg-thread must be single or multi" ;; esac
 # icount is only supported by single-threaded TCG

@@ -5,7 +5,7 @@
 # (a small guest).  A file of F = 1.25 x C (C: the guest's page cache) is
 # read in a loop, readahead off and on:
 #
-#  - first pass: New ~ pages read, Beyond ~ 0;
+#  - first pass: New ~ pages read from disk, Beyond ~ 0;
 #  - passes 3-5: >= 95% of insertions found in the table;
 #  - >= 90% of refaults within +-10% of the true distance.  The module's
 #    verify file records the exact eviction clock of every page of the
@@ -99,8 +99,15 @@ run_loop() {	# $1: label, $2: readahead option
 	new=$(cp_stat new)
 	beyond=$(cp_stat beyond)
 	tap_diag "$label pass 1: insertions $(cp_stat insertions) new $new beyond $beyond refaults $(cp_stat refaults)"
-	tap_cmp "$label: first pass New within 5% of pages read ($new vs $FP)" \
-		"$(pct "$new - $FP" "$FP" | tr -d -)" "<=" 5
+	# Pages read into the page cache: what the disk delivered, as
+	# readahead reads past the loop's end (5-8 % more on 7.2, whose ext4
+	# reads large folios; New matched the disk's pages within 0.05 %
+	# there); the loop's pages where the disk has no statistics.
+	rd=$(kv read_sectors /tmp/obs.p1 || true)
+	rp=$FP
+	[ -z "$rd" ] || [ "$rd" = 0 ] || rp=$((rd / 8))
+	tap_cmp "$label: first pass New within 5% of pages read from disk ($new vs $rp; the loop's $FP)" \
+		"$(pct "$new - $rp" "$rp" | tr -d -)" "<=" 5
 	tap_cmp "$label: first pass Beyond below 1% ($beyond)" "$(pct "$beyond" "$FP")" "<" 1
 
 	# Pass 2 refaults the pages evicted while the cache first filled, when
