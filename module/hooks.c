@@ -131,19 +131,28 @@ static inline u64 cp_key_page(const struct cp_key *k, unsigned long i)
 }
 
 /*
- * The lruvec a folio is charged to.  mem_cgroup_lruvec() would reference
- * root_mem_cgroup, which is not exported: uncharged folios use the root
- * memcg found at load time instead.
+ * The memcg a folio is charged to; NULL with the memory controller off.
+ * mem_cgroup_lruvec() would reference root_mem_cgroup, which is not
+ * exported: uncharged folios get the root memcg found at load time.
  */
+static struct mem_cgroup *cp_folio_memcg(struct folio *folio)
+{
+	struct mem_cgroup *memcg;
+
+	if (mem_cgroup_disabled())
+		return NULL;
+	memcg = folio_memcg(folio);
+	return memcg ? memcg : cp.root_memcg;
+}
+
+/* The lruvec a folio is charged to (NULL if the root is not known). */
 static struct lruvec *cp_folio_lruvec(struct folio *folio)
 {
 	struct mem_cgroup *memcg;
 
 	if (mem_cgroup_disabled())
 		return &folio_pgdat(folio)->__lruvec;
-	memcg = folio_memcg(folio);
-	if (!memcg)
-		memcg = cp.root_memcg;
+	memcg = cp_folio_memcg(folio);
 	if (!memcg)
 		return NULL;
 	return &memcg->nodeinfo[folio_nid(folio)]->lruvec;
@@ -153,13 +162,8 @@ static struct lruvec *cp_folio_lruvec(struct folio *folio)
 
 static u32 cp_trace_memcg(struct folio *folio)
 {
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg = cp_folio_memcg(folio);
 
-	if (mem_cgroup_disabled())
-		return 0;
-	memcg = folio_memcg(folio);
-	if (!memcg)
-		memcg = cp.root_memcg;
 	return memcg ? mem_cgroup_id(memcg) : 0;
 }
 
