@@ -80,8 +80,14 @@ cp_cgroup_new $CG "$MAX"
 cp_cgroup_exec $CG cpwork loop "$CP_DATA" "$F" 3 --no-readahead >/tmp/cps.loop
 tap_diag "loop of $((F / PG)) pages in a memcg of $((MAX / PG)): $(grep -m 1 hit_ratio_steady /tmp/cps.loop || :)"
 
+# Each file is kept as it was read after the tool ran: the comparisons
+# below read these copies, never the live files, which background page
+# cache activity may change at any moment.
 snapall() {
-	cat "$CP_DFS/stats" "$CP_DFS/refaults" "$CP_DFS/lruvecs" >"$1"
+	cat "$CP_DFS/stats" >"$1.stats"
+	cat "$CP_DFS/refaults" >"$1.refaults"
+	cat "$CP_DFS/lruvecs" >"$1.lruvecs"
+	cat "$1.stats" "$1.refaults" "$1.lruvecs" >"$1"
 }
 same=0
 for try in 1 2 3; do
@@ -154,7 +160,7 @@ awk -v ino="$ino" '
 	END {
 		if (("1.hist." (r + 0) ".count") in v || ("1.cgroup.lruvecs." (l + 0) ".memcg") in v) { m++; first = first " extra rows" }
 		printf "checked %d mismatches %d rows %d lruvecs %d %s\n", c, m, r, l, first
-	}' /tmp/cps.flat "$CP_DFS/stats" "$CP_DFS/refaults" "$CP_DFS/lruvecs" >/tmp/cps.cmp
+	}' /tmp/cps.flat /tmp/cps.b.stats /tmp/cps.b.refaults /tmp/cps.b.lruvecs >/tmp/cps.cmp
 read -r _ checked _ mism _ rows _ nlru first </tmp/cps.cmp || :
 tap_diag "$(cat /tmp/cps.cmp)"
 tap_cmp "-j: all $checked numbers equal the files' ($mism differ${first:+: $first})" "$mism" "==" 0
@@ -187,7 +193,7 @@ awk '
 		for (k in tv) if (k in sv) { c++; if (tv[k] != sv[k]) m++ }
 		if (t != r) m++
 		print m + 0, c + 0, (any ? (full >= 1) : 1)
-	}' /tmp/cps.txt "$CP_DFS/stats" "$CP_DFS/refaults" >/tmp/cps.tcmp
+	}' /tmp/cps.txt /tmp/cps.b.stats /tmp/cps.b.refaults >/tmp/cps.tcmp
 read -r tm tc tbar </tmp/cps.tcmp
 tap_cmp "text: histogram rows and $tc counters equal the files' ($tm differ)" "$tm" "==" 0
 tap_cmp "text: key counters shown ($tc)" "$tc" ">=" 10
