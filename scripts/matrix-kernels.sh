@@ -13,7 +13,7 @@
 #                                     print the kernel releases
 #   scripts/matrix-kernels.sh list    the kernel releases unpacked
 #   scripts/matrix-kernels.sh build OUT
-#                                     build clockpro.ko W=1 for each, into
+#                                     build clockpro.ko W=1 C=1 for each, into
 #                                     OUT/<kver>/clockpro.ko
 #   scripts/matrix-kernels.sh root    the directory holding boot/ and
 #                                     lib/modules/ (vmtest.sh --kernel-root)
@@ -148,6 +148,32 @@ kernel_cc() {
 		"$ROOT/usr/src/linux-headers-$1/.config"
 }
 
+# 7.x's Makefile asks scripts/checker-valid.sh whether sparse knows
+# __typeof_unqual__ before C=1 runs it, and Debian's headers package does
+# not ship that script: without it sparse is skipped with a mere notice.
+# Put an equivalent check there (prints 1 if the checker parses it).
+sparse_gate() {
+	# the arch headers' Makefile includes the common tree's
+	common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' \
+		"$ROOT/lib/modules/$1/build/Makefile" 2>/dev/null || :)
+	[ -n "$common" ] || return 0
+	gate=$ROOT$common/scripts/checker-valid.sh
+	grep -q checker-valid.sh "$ROOT$common/Makefile" 2>/dev/null || return 0
+	[ -f "$gate" ] && return 0
+	cat >"$gate" <<-'EOF'
+	#!/bin/sh
+	# written by clockpro's scripts/matrix-kernels.sh: the headers
+	# package lacks it.  Prints 1 if the checker "$@" parses
+	# __typeof_unqual__ without an error, else 0.
+	command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+	t=$(mktemp --suffix=.c)
+	printf 'static int u(const int *q) { __typeof_unqual__(*q) v = *q; return v; }\n' >"$t"
+	if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+	rm -f "$t"
+	EOF
+	chmod +x "$gate"
+}
+
 build() {
 	out=${1:?build OUT}
 	[ -f "$BUILD/matrix-kvers" ] || die "no kernels: scripts/matrix-kernels.sh fetch"
@@ -163,15 +189,17 @@ build() {
 		rm -rf "$d"
 		mkdir -p "$d" "$out/$v"
 		cp -r "$TOP/Kbuild" "$TOP/module" "$TOP/include" "$d/"
+		sparse_gate "$v"
 		echo "  BUILD   $v ($cc, chroot)"
-		# W=1 as modules-matrix; a warning fails the build here
+		# W=1 as modules-matrix, and sparse (C=1: every file, the
+		# directory is new); a warning of either fails the build here
 		chroot "$ROOT" make -s -C "/lib/modules/$v/build" \
-			M="/build/clockpro-$v" CC="$cc" W=1 modules \
+			M="/build/clockpro-$v" CC="$cc" W=1 C=1 modules \
 			</dev/null >"$d.log" 2>&1 || { cat "$d.log" >&2; die "build for $v failed"; }
 		# sid's perl 5.42 finds fault with 6.12's scripts/kernel-doc itself
 		grep -v "^Possible precedence problem .*/scripts/kernel-doc line" "$d.log" >&2 || true
 		if grep -q -E "warning:|error:" "$d.log"; then
-			die "build for $v: warnings (W=1)"
+			die "build for $v: warnings (W=1, sparse)"
 		fi
 		cp "$d/clockpro.ko" "$out/$v/clockpro.ko"
 	done <"$BUILD/matrix-kvers"
