@@ -41,6 +41,7 @@ cp_drop_caches
 cpwork loop "$CP_DATA" "$F" 8 --no-readahead >/tmp/numa.cp 2>&1 || true
 cp=$(loop_ratio /tmp/numa.cp)
 tap_diag "lruvecs: $(tr '\n' ';' <"$CP_DFS/lruvecs")"
+tap_diag "stats: $(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && $2 > 0 { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 used=$(awk 'NR > 1 && $3 + $4 > 0 { print $2 }' "$CP_DFS/lruvecs" | sort -u | wc -l)
 cp_module_unload
 
