@@ -60,13 +60,15 @@ modules-new:
 	CP_MATRIX_ROOT=$(NEW_ROOT) scripts/matrix-kernels.sh fetch
 	CP_MATRIX_ROOT=$(NEW_ROOT) scripts/matrix-kernels.sh build $(BUILD)
 
-# Boot them: smoke, hooks, observe and the enforce loop, MGLRU off and on
-# (W=1 and sparse in the chroot's build; ~10 min on two CPUs, downloads
+# DKMS and the .deb in the chroot for them (check-dkms-new.sh), then boot
+# them: smoke, hooks, observe and the enforce loop, MGLRU off and on (W=1
+# and sparse in the chroot's build; ~10 min on two CPUs, downloads
 # included).  Part of make check; skipped, and said so, when not root.
 check-new:
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "check-new: SKIP: needs root (debootstrap, chroot)"; exit 0; fi; \
 	$(MAKE) modules-new && \
+	selftests/dkms/check-dkms-new.sh $(NEW_ROOT) $(BUILD) $$(cat $(BUILD)/matrix-kvers) && \
 	$(MAKE) -C selftests check-new KVERS="$$(cat $(BUILD)/matrix-kvers)" \
 		KROOT=$(NEW_ROOT) BUILD=$(BUILD)
 

@@ -17,8 +17,9 @@ DIR=${1:-${CP_BUILD_DIR:-$TOP/.build}/chroot/sid}
 SUITE=sid
 # What the kernels' headers packages depend on to build a module; perl
 # and python3 run kernel-doc (W=1: 6.12's is perl, 7.x's python); sparse
-# checks the module against each kernel's headers (C=1).
-PKGS=make,gcc-14,gcc-16,libc6-dev,bc,bison,flex,pahole,libelf-dev,libssl-dev,zlib1g-dev,kmod,xz-utils,perl,python3,sparse
+# checks the module against each kernel's headers (C=1); dkms and openssl
+# install it there as a trixie or sid user would (check-dkms-new.sh).
+PKGS=make,gcc-14,gcc-16,libc6-dev,bc,bison,flex,pahole,libelf-dev,libssl-dev,zlib1g-dev,kmod,xz-utils,perl,python3,sparse,dkms,openssl
 
 # shellcheck source=scripts/apt-mirror.sh
 . "$TOP/scripts/apt-mirror.sh"
