@@ -825,8 +825,12 @@ static void cp_slot_inserted(struct folio *folio, unsigned long nr,
 	unsigned long flags;
 	u64 local;
 
-	if (!s)
+	if (!s) {
+		/* enforce counts it in its own operations */
+		if (lruvec && !cp_enforcing())
+			cp_count(CP_STAT_NO_LRUVEC, 1);
 		return;
+	}
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->lruvec != lruvec)
 		goto out_unlock;	/* the slot was taken over */
