@@ -150,6 +150,7 @@ struct cp_global {
 	u32 hist_rows;			/* knob: rows */
 	u64 hist_geom;			/* in use: CP_HIST_GEOM(), READ_ONCE */
 	atomic64_t hist_epoch;		/* resets of the histograms, from 1 */
+	u32 memcg_hist;			/* knob: per-memcg histograms on */
 	struct cp_policy_params params;	/* written under knob_lock */
 	struct mutex knob_lock;
 	struct cp_pcpu_stats __percpu *stats;

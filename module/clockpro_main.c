@@ -337,6 +337,7 @@ enum cp_knob_id {
 	CP_KNOB_IDLE,
 	CP_KNOB_HIST_WIDTH,
 	CP_KNOB_HIST_ROWS,
+	CP_KNOB_MEMCG_HIST,
 	CP_NR_KNOBS,
 };
 
@@ -365,6 +366,8 @@ static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
 				 .min = 0, .max = U32_MAX },
 	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
 				.min = 1, .max = CP_HIST_MAX },
+	[CP_KNOB_MEMCG_HIST] = { .name = "memcg_hist", .val = &cp.memcg_hist,
+				 .min = 0, .max = 1 },
 };
 
 /*
@@ -392,6 +395,20 @@ static int cp_knob_set(struct cp_knob *k, u64 v)
 			if (cp.hist_geom != old)
 				cp_hist_reset();
 		}
+		goto out_unlock;
+	}
+	if (k->val == &cp.memcg_hist) {
+		/*
+		 * Observe advanced no lruvec clock while it was off: its
+		 * slots start afresh, as enforce's do when it starts.  The
+		 * histograms of all lruvecs restart (a new epoch).
+		 */
+		if (v && !cp.memcg_hist && cp_live) {
+			if (READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+				cp_slots_reset();
+			atomic64_inc(&cp.hist_epoch);
+		}
+		WRITE_ONCE(cp.memcg_hist, v);
 		goto out_unlock;
 	}
 	trial = cp.params;
@@ -456,6 +473,8 @@ module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
 MODULE_PARM_DESC(hist_rows, "Refault histogram rows, 1..256 [DEFAULT: 32]");
+module_param_cb(memcg_hist, &cp_knob_param_ops, &cp_knobs[CP_KNOB_MEMCG_HIST], 0644);
+MODULE_PARM_DESC(memcg_hist, "Refault histograms per memcg (debugfs memcgs), 1: on; costs a lock per eviction and insertion [DEFAULT: 0]");
 
 static const char * const cp_mode_names[] = {
 	[CP_MODE_OBSERVE] = "observe",
@@ -860,6 +879,7 @@ static int memcgs_show(struct seq_file *m, void *unused)
 	if (!a.v)
 		return -ENOMEM;
 	cp_lruvec_stats(cp_sum_memcg, &a);
+	seq_printf(m, "memcg_hist %u\n", READ_ONCE(cp.memcg_hist));
 	seq_puts(m, "clock lruvec\n");
 	seq_printf(m, "width %u\n", CP_HIST_GEOM_WIDTH(a.geom));
 	seq_printf(m, "rows %u\n", rows);

@@ -912,7 +912,7 @@ static void cp_eviction(struct folio *folio)
 	if (cp_enforcing())
 		cp_enforce_evicted(folio, nr, when,
 				   k.swap ? 0 : expired + displaced);
-	else
+	else if (READ_ONCE(cp.memcg_hist))
 		cp_slot_evicted(folio, nr, when);
 }
 
@@ -1022,7 +1022,8 @@ static void cp_add_lru(struct folio *folio)
 	}
 	if (hits < nr)
 		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
-	cp_slot_inserted(folio, nr, hits, best.distance, now, shadow);
+	if (READ_ONCE(cp.memcg_hist))
+		cp_slot_inserted(folio, nr, hits, best.distance, now, shadow);
 
 	if (!k.swap && cp_enforcing())
 		verdict = cp_enforce_insert(folio, hits, &best, now);

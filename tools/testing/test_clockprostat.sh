@@ -60,6 +60,7 @@ INO=$(ls -di "$T/cg" | awk '{ print $1 }')
 	echo "    6    0         1         2         3 1 5"
 } >"$T/dfs/lruvecs"
 {
+	echo "memcg_hist 1"
 	echo "clock lruvec"
 	echo "width 1024"
 	echo "rows 4"
@@ -111,7 +112,8 @@ for a in $AWKS; do
 		  "1.curve.1.hits 312" "1.cgroup.memcg 5" "1.cgroup.nodes 2" \
 		  "1.cgroup.refaults 410" "1.cgroup.new 40" "1.cgroup.beyond 2" \
 		  "1.cgroup.hist.2.count 200" "1.cgroup.hist.3.hi null" \
-		  "1.cgroup.curve.2.hits 310" "1.cgroup.curve.2.pages 3072"; do
+		  "1.cgroup.curve.2.hits 310" "1.cgroup.curve.2.pages 3072" \
+		  "1.cgroup.memcg_hist 1"; do
 		check "$a -j: $kv" grep -qx -- "$kv" "$T/flat"
 	done
 	check "$a -j: the curve ends at the last closed row" sh -c "! grep -q '^1.cgroup.curve.3' '$T/flat'"

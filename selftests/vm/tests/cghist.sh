@@ -5,6 +5,8 @@
 # curve, and clockprostat -c against them; observe mode, module loaded
 # with hist_width=256 hist_rows=64 (rows of 1 MiB, 64 MiB of reach).
 #
+# 0. memcg_hist is off at load: a loop in a cgroup leaves no memcgs line,
+#    and clockprostat -c says how to turn it on; the knob turns it on.
 # 1. Two cgroups at once: P (memory.max 16 MiB) loops over 20 MiB, Q
 #    (48 MiB) over 60 MiB, 4 passes each, readahead off, concurrently.
 #    Under LRU a loop of L pages in M refaults at distance L - M, in the
@@ -54,6 +56,20 @@ tap_diag "kernel $(uname -r), lru_gen $LRU"
 
 cp_module_loaded && cp_module_unload
 cp_module_load hist_width=$W hist_rows=64
+
+# --- 0. off by default: no memcg recorded; on from the knob -------------------
+
+cp_drop_caches
+cp_cgroup_new cgz $((16 * MB))
+cp_cgroup_exec cgz cpwork loop "$CP_DATA" $((20 * MB)) 2 --no-readahead \
+	--offset $((200 * MB)) >/dev/null 2>&1
+tap_cmp "memcg_hist off by default: no memcg line after a loop in a cgroup" \
+	"$(awk 'NF >= 8 && $1 ~ /^[0-9]+$/' "$CP_DFS/memcgs" | wc -l)" "==" 0
+tap_check "memcg_hist off: clockprostat -c says how to turn it on" sh -c \
+	"clockprostat -c cgz | grep -q 'memcg_hist=1 turns them on'"
+cp_cgroup_rm cgz
+echo 1 >"$CP_DFS/memcg_hist"
+tap_cmp "memcg_hist on from its knob" "$(awk '$1 == "memcg_hist" { print $2 }' "$CP_DFS/memcgs")" "==" 1
 
 # lru_assert DESC OK WHY: passes if OK is 1, else fails with WHY.
 lru_assert() {
