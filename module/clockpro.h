@@ -92,6 +92,25 @@ struct cp_hist {
 	u64 rows[CP_HIST_MAX];
 };
 
+/* Rows of one lruvec's refault histogram, at most (the first hist_rows). */
+#define CP_SLOT_HIST_ROWS	64
+
+/*
+ * The refaults of one lruvec, on its own eviction clock (the slot's lc):
+ * summed over a memcg's nodes, they are the memcg's histogram.  552 bytes
+ * a slot.  Counts started in an epoch of the global histogram (its resets,
+ * cp.hist_epoch) other than the current one are void; so are counts with
+ * a geometry other than the current one.  Changed under the slot lock.
+ */
+struct cp_slot_hist {
+	u64 epoch;			/* cp.hist_epoch at the start; 0: none */
+	u64 geom;			/* CP_HIST_GEOM() of the rows */
+	u64 refaults;			/* pages found in the table */
+	u64 new_pages;			/* misses: never evicted */
+	u64 beyond;			/* misses: evicted, no longer in table */
+	u64 rows[CP_SLOT_HIST_ROWS];	/* refaults by local distance */
+};
+
 /*
  * Adaptive state of one lruvec; the lock is taken with IRQs saved.  The
  * key is compared, never followed, outside the probes: a memcg's lruvec is
@@ -110,6 +129,7 @@ struct cp_lruvec_slot {
 	u32 quick;			/* new pages since sizes were read */
 	struct cp_lru_state st;
 	struct cp_lclock lc;		/* the lruvec's own evictions */
+	struct cp_slot_hist h;		/* its refaults, on lc */
 };
 
 /*
@@ -129,6 +149,8 @@ struct cp_global {
 	u32 hist_width;			/* knob: pages per row; 0: auto */
 	u32 hist_rows;			/* knob: rows */
 	u64 hist_geom;			/* in use: CP_HIST_GEOM(), READ_ONCE */
+	atomic64_t hist_epoch;		/* resets of the histograms, from 1 */
+	u32 memcg_hist;			/* knob: per-memcg histograms on */
 	struct cp_policy_params params;	/* written under knob_lock */
 	struct mutex knob_lock;
 	struct cp_pcpu_stats __percpu *stats;

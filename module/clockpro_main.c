@@ -67,6 +67,7 @@ struct cp_global cp = {
 	.mode = CP_MODE_OBSERVE,
 	.hist_rows = 32,
 	.hist_geom = CP_HIST_GEOM(1, 32),	/* valid before any refit */
+	.hist_epoch = ATOMIC64_INIT(1),
 	.params = CP_POLICY_DEFAULTS,
 	.knob_lock = __MUTEX_INITIALIZER(cp.knob_lock),
 };
@@ -122,9 +123,9 @@ static void cp_stats_reset(void)
 }
 
 /*
- * cp_hist_reset - zero the refault histogram and the verify comparison
+ * cp_hist_reset - zero the refault histograms and the verify comparison
  *
- * Both count the same refaults, so they start again together; the
+ * All count the same refaults, so they start again together; the
  * recorded eviction times stay.
  */
 static void cp_hist_reset(void)
@@ -134,6 +135,8 @@ static void cp_hist_reset(void)
 
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(cp.hist, cpu), 0, sizeof(*cp.hist));
+	/* the lruvecs' histograms restart at their next refault or read */
+	atomic64_inc(&cp.hist_epoch);
 	rcu_read_lock();
 	v = rcu_dereference(cp.verify);
 	if (v) {
@@ -334,6 +337,7 @@ enum cp_knob_id {
 	CP_KNOB_IDLE,
 	CP_KNOB_HIST_WIDTH,
 	CP_KNOB_HIST_ROWS,
+	CP_KNOB_MEMCG_HIST,
 	CP_NR_KNOBS,
 };
 
@@ -362,6 +366,8 @@ static struct cp_knob cp_knobs[CP_NR_KNOBS] = {
 				 .min = 0, .max = U32_MAX },
 	[CP_KNOB_HIST_ROWS] = { .name = "hist_rows", .val = &cp.hist_rows,
 				.min = 1, .max = CP_HIST_MAX },
+	[CP_KNOB_MEMCG_HIST] = { .name = "memcg_hist", .val = &cp.memcg_hist,
+				 .min = 0, .max = 1 },
 };
 
 /*
@@ -389,6 +395,20 @@ static int cp_knob_set(struct cp_knob *k, u64 v)
 			if (cp.hist_geom != old)
 				cp_hist_reset();
 		}
+		goto out_unlock;
+	}
+	if (k->val == &cp.memcg_hist) {
+		/*
+		 * Observe advanced no lruvec clock while it was off: its
+		 * slots start afresh, as enforce's do when it starts.  The
+		 * histograms of all lruvecs restart (a new epoch).
+		 */
+		if (v && !cp.memcg_hist && cp_live) {
+			if (READ_ONCE(cp.mode) != CP_MODE_ENFORCE)
+				cp_slots_reset();
+			atomic64_inc(&cp.hist_epoch);
+		}
+		WRITE_ONCE(cp.memcg_hist, v);
 		goto out_unlock;
 	}
 	trial = cp.params;
@@ -453,6 +473,8 @@ module_param_cb(hist_width, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_WIDTH], 0
 MODULE_PARM_DESC(hist_width, "Histogram row width, pages; 0: fit the table [DEFAULT: 0]");
 module_param_cb(hist_rows, &cp_knob_param_ops, &cp_knobs[CP_KNOB_HIST_ROWS], 0644);
 MODULE_PARM_DESC(hist_rows, "Refault histogram rows, 1..256 [DEFAULT: 32]");
+module_param_cb(memcg_hist, &cp_knob_param_ops, &cp_knobs[CP_KNOB_MEMCG_HIST], 0644);
+MODULE_PARM_DESC(memcg_hist, "Refault histograms per memcg (debugfs memcgs), 1: on; costs a lock per eviction and insertion [DEFAULT: 0]");
 
 static const char * const cp_mode_names[] = {
 	[CP_MODE_OBSERVE] = "observe",
@@ -794,6 +816,89 @@ static int refaults_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(refaults);
 
+/* The lruvecs of one memcg (its nodes), summed by memcgs_show(). */
+struct cp_memcg_sum {
+	u64 cgroup_ino;
+	u64 evictions;
+	u16 memcg_id;
+	u32 nodes;
+	struct cp_slot_hist h;		/* epoch and geom unused */
+};
+
+struct cp_memcgs {
+	u64 epoch;
+	u64 geom;
+	unsigned int n;
+	struct cp_memcg_sum *v;		/* CP_LRUVEC_SLOTS */
+};
+
+static void cp_sum_memcg(void *arg, const struct cp_lruvec_slot *s)
+{
+	struct cp_memcgs *a = arg;
+	struct cp_memcg_sum *e;
+	unsigned int i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].memcg_id == s->memcg_id &&
+		    a->v[i].cgroup_ino == s->cgroup_ino)
+			break;
+	if (i == a->n) {
+		if (a->n == CP_LRUVEC_SLOTS)
+			return;
+		a->n++;
+		a->v[i].memcg_id = s->memcg_id;
+		a->v[i].cgroup_ino = s->cgroup_ino;
+	}
+	e = &a->v[i];
+	e->nodes++;
+	e->evictions += s->lc.now;
+	/* counts of an earlier reset or geometry are void */
+	if (s->h.epoch != a->epoch || s->h.geom != a->geom)
+		return;
+	e->h.refaults += s->h.refaults;
+	e->h.new_pages += s->h.new_pages;
+	e->h.beyond += s->h.beyond;
+	for (i = 0; i < CP_SLOT_HIST_ROWS; i++)
+		e->h.rows[i] += s->h.rows[i];
+}
+
+/*
+ * memcgs: the refault histogram of each memcg with state slots, its
+ * lruvecs' summed; distances in evictions of each lruvec (its own clock).
+ */
+static int memcgs_show(struct seq_file *m, void *unused)
+{
+	struct cp_memcgs a = {
+		.epoch = atomic64_read(&cp.hist_epoch),
+		.geom = READ_ONCE(cp.hist_geom),
+	};
+	u32 rows = min_t(u32, CP_HIST_GEOM_ROWS(a.geom), CP_SLOT_HIST_ROWS);
+	unsigned int i, r;
+
+	a.v = kvcalloc(CP_LRUVEC_SLOTS, sizeof(*a.v), GFP_KERNEL);
+	if (!a.v)
+		return -ENOMEM;
+	cp_lruvec_stats(cp_sum_memcg, &a);
+	seq_printf(m, "memcg_hist %u\n", READ_ONCE(cp.memcg_hist));
+	seq_puts(m, "clock lruvec\n");
+	seq_printf(m, "width %u\n", CP_HIST_GEOM_WIDTH(a.geom));
+	seq_printf(m, "rows %u\n", rows);
+	seq_puts(m, "memcg cgroup_ino nodes evictions refaults new beyond hist\n");
+	for (i = 0; i < a.n; i++) {
+		const struct cp_memcg_sum *e = &a.v[i];
+
+		seq_printf(m, "%u %llu %u %llu %llu %llu %llu", e->memcg_id,
+			   e->cgroup_ino, e->nodes, e->evictions,
+			   e->h.refaults, e->h.new_pages, e->h.beyond);
+		for (r = 0; r < rows; r++)
+			seq_printf(m, " %llu", e->h.rows[r]);
+		seq_putc(m, '\n');
+	}
+	kvfree(a.v);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(memcgs);
+
 /*
  * reset: "1" clears the statistics and the histogram, "refaults" the
  * histogram alone (and the verify comparison, which counts the same
@@ -961,6 +1066,7 @@ static void cp_debugfs_init(void)
 	cp_debugfs = debugfs_create_dir("clockpro", NULL);
 	debugfs_create_file("stats", 0444, cp_debugfs, NULL, &stats_fops);
 	debugfs_create_file("lruvecs", 0444, cp_debugfs, NULL, &lruvecs_fops);
+	debugfs_create_file("memcgs", 0444, cp_debugfs, NULL, &memcgs_fops);
 	debugfs_create_file("refaults", 0444, cp_debugfs, NULL,
 			    &refaults_fops);
 	debugfs_create_file("reset", 0200, cp_debugfs, NULL, &cp_reset_fops);

@@ -301,6 +301,7 @@ static void cp_slot_claim(struct cp_lruvec_slot *s, struct lruvec *lruvec)
 	memset(&s->st, 0, sizeof(s->st));
 	memset(&s->sz, 0, sizeof(s->sz));
 	memset(&s->lc, 0, sizeof(s->lc));
+	memset(&s->h, 0, sizeof(s->h));	/* epoch 0: restarts when used */
 	s->gone = 0;
 	s->quick = 0;
 	s->memcg_id = memcg ? mem_cgroup_id(memcg) : 0;
@@ -762,6 +763,95 @@ static noinline void cp_enforce_evicted(struct folio *folio, unsigned long nr,
 	cp_policy_op(cp_folio_lruvec(folio), CP_OP_EVICTED, &a);
 }
 
+/*
+ * The lruvec's histogram, restarted (bounded: one slot's) if the global
+ * one was reset since it started; slot lock held.
+ */
+static void cp_slot_hist_sync(struct cp_lruvec_slot *s)
+{
+	u64 epoch = atomic64_read(&cp.hist_epoch);
+
+	if (s->h.epoch == epoch)
+		return;
+	memset(&s->h, 0, sizeof(s->h));
+	s->h.epoch = epoch;
+	s->h.geom = READ_ONCE(cp.hist_geom);
+}
+
+/*
+ * The row of a local distance in an lruvec's histogram: the rows are the
+ * global histogram's first CP_SLOT_HIST_ROWS; the last is open.
+ */
+static u32 cp_slot_hist_row(u64 geom, u64 distance)
+{
+	u32 rows = min_t(u32, CP_HIST_GEOM_ROWS(geom), CP_SLOT_HIST_ROWS);
+	u64 row = div_u64(distance, CP_HIST_GEOM_WIDTH(geom));
+
+	return row < rows ? row : rows - 1;
+}
+
+/*
+ * Observe: the evictions of an lruvec advance its own clock, on which its
+ * refault distances are measured (enforce does it in CP_OP_EVICTED).
+ */
+static void cp_slot_evicted(struct folio *folio, unsigned long nr, u64 when)
+{
+	struct lruvec *lruvec = cp_folio_lruvec(folio);
+	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
+	unsigned long flags;
+
+	if (!s)
+		return;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec == lruvec) {
+		s->last_used = jiffies;
+		cp_lclock_advance(&s->lc, cp_lclock_shift(&cp.table), when,
+				  nr);
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/*
+ * An insertion of @nr pages into @folio's lruvec, in its histogram: @hits
+ * refaults at the global distance @distance (the folio's nearest page:
+ * its pages were evicted together), the other pages New or Beyond.
+ */
+static void cp_slot_inserted(struct folio *folio, unsigned long nr,
+			     unsigned long hits, u64 distance, u64 now,
+			     bool shadow)
+{
+	struct lruvec *lruvec = cp_folio_lruvec(folio);
+	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
+	unsigned long flags;
+	u64 local;
+
+	if (!s) {
+		/* enforce counts it in its own operations */
+		if (lruvec && !cp_enforcing())
+			cp_count(CP_STAT_NO_LRUVEC, 1);
+		return;
+	}
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec != lruvec)
+		goto out_unlock;	/* the slot was taken over */
+	s->last_used = jiffies;
+	cp_slot_hist_sync(s);
+	if (hits) {
+		local = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
+					   now, distance);
+		s->h.rows[cp_slot_hist_row(s->h.geom, local)] += hits;
+		s->h.refaults += hits;
+	}
+	if (hits < nr) {
+		if (shadow)
+			s->h.beyond += nr - hits;
+		else
+			s->h.new_pages += nr - hits;
+	}
+out_unlock:
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
 /* workingset_eviction(folio, target_memcg) */
 static void cp_eviction(struct folio *folio)
 {
@@ -822,6 +912,8 @@ static void cp_eviction(struct folio *folio)
 	if (cp_enforcing())
 		cp_enforce_evicted(folio, nr, when,
 				   k.swap ? 0 : expired + displaced);
+	else if (READ_ONCE(cp.memcg_hist))
+		cp_slot_evicted(folio, nr, when);
 }
 
 /* === Insertion === */
@@ -930,6 +1022,8 @@ static void cp_add_lru(struct folio *folio)
 	}
 	if (hits < nr)
 		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
+	if (READ_ONCE(cp.memcg_hist))
+		cp_slot_inserted(folio, nr, hits, best.distance, now, shadow);
 
 	if (!k.swap && cp_enforcing())
 		verdict = cp_enforce_insert(folio, hits, &best, now);

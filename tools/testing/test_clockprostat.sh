@@ -59,6 +59,17 @@ INO=$(ls -di "$T/cg" | awk '{ print $1 }')
 	echo "    5    0      3900      1000      4000 $INO 77"
 	echo "    6    0         1         2         3 1 5"
 } >"$T/dfs/lruvecs"
+{
+	echo "memcg_hist 1"
+	echo "clock lruvec"
+	echo "width 1024"
+	echo "rows 4"
+	echo "memcg cgroup_ino nodes evictions refaults new beyond hist"
+	echo "6 1 1 5 9 9 9 1 2 3 3"
+	echo "5 $INO 2 7000 410 40 2 10 100 200 100"
+} >"$T/dfs/memcgs"
+# table_max_age 8192 > 4 rows of 1024: the cgroup's last row is open
+echo "table_max_age 8192" >>"$T/dfs/stats"
 
 AWKS="awk"
 if command -v busybox >/dev/null && busybox awk 'BEGIN {}' 2>/dev/null; then
@@ -96,9 +107,33 @@ for a in $AWKS; do
 		check "$a -j: $kv" grep -qx -- "$kv" "$T/flat"
 	done
 	check "$a -j -c: only the cgroup's row" sh -c "! grep -q '^1.cgroup.lruvecs.1' '$T/flat'"
+	# the global curve: rows 0-1024 (12) and 1024-2048 (300) closed
+	for kv in "1.curve.0.pages 1024" "1.curve.0.hits 12" "1.curve.1.mib 8.00" \
+		  "1.curve.1.hits 312" "1.cgroup.memcg 5" "1.cgroup.nodes 2" \
+		  "1.cgroup.refaults 410" "1.cgroup.new 40" "1.cgroup.beyond 2" \
+		  "1.cgroup.hist.2.count 200" "1.cgroup.hist.3.hi null" \
+		  "1.cgroup.curve.2.hits 310" "1.cgroup.curve.2.pages 3072" \
+		  "1.cgroup.memcg_hist 1"; do
+		check "$a -j: $kv" grep -qx -- "$kv" "$T/flat"
+	done
+	check "$a -j: the curve ends at the last closed row" sh -c "! grep -q '^1.cgroup.curve.3' '$T/flat'"
+	# -m 6: 1536 pages, half of the 1024-2048 rows
+	PATH=$P "$TOOL" -D "$T/dfs" -j -m 6 -c "$T/cg" | PATH=$P awk -f "$JSON" >"$T/flat6" 2>/dev/null
+	for kv in "1.predict.pages 1536" "1.predict.hits 162" "1.cgroup.predict.hits 60"; do
+		check "$a -j -m 6: $kv" grep -qx -- "$kv" "$T/flat6"
+	done
 	PATH=$P "$TOOL" -D "$T/dfs" -c "$T/cg" >"$T/out.txt" 2>&1
 	check "$a text: full bar on the largest row" grep -q -e '-> 2048 *: 300 *|\*\{40\}|' "$T/out.txt"
 	check "$a text: counters" grep -q 'evictions 123456789012' "$T/out.txt"
+	check "$a text: the cgroup's histogram, full bar on its largest row" \
+		grep -q -e '2048 -> 3072 *: 200 *|\*\{40\}|' "$T/out.txt"
+	check "$a text: the cgroup's curve" grep -Eq '^ +12\.00 +3072 +310 +68\.6$' "$T/out.txt"
+	rm -rf "$T/plot"
+	PATH=$P "$TOOL" -D "$T/dfs" -c "$T/cg" --plot-data "$T/plot" >/dev/null 2>&1
+	check "$a --plot-data: the cgroup's histogram" grep -qx '8.00 12.00 200' "$T/plot/hist.dat"
+	check "$a --plot-data: the open row drawn one row wide" grep -qx '12.00 16.00 100' "$T/plot/hist.dat"
+	check "$a --plot-data: the curve" grep -qx '12.00 310' "$T/plot/curve.dat"
+	check "$a --plot-data: the script" grep -q "^plot '$T/plot/curve.dat'" "$T/plot/plot.gp"
 	PATH=$P "$TOOL" -D "$T/dfs" -j 1 2 >"$T/int.json" 2>/dev/null
 	check "$a -j 1 2: two lines of zero deltas" sh -c \
 		"[ \$(grep -c '\"evictions\":0,' '$T/int.json') = 2 ]"
@@ -109,6 +144,25 @@ for a in $AWKS; do
 	PATH=$P "$TOOL" -D "$T/dfs" x >/dev/null 2>&1 || rc=$?
 	check "$a a bad interval: exit 2" test "$rc" = 2
 done
+
+# The plot itself, where gnuplot is installed (it is not in the guest).
+if command -v gnuplot >/dev/null; then
+	rm -f "$T/out.png"
+	"$TOOL" -D "$T/dfs" -c "$T/cg" --plot "$T/out.png" >/dev/null 2>"$T/err"
+	check "--plot writes a PNG with gnuplot" sh -c "head -c 8 '$T/out.png' | od -An -c | grep -q 'P   N   G'"
+	rm -f "$T/out.png"
+	(cd "$T" && "$TOOL" -D "$T/dfs" --plot out.png >/dev/null 2>&1)
+	check "--plot: a relative FILE, the global histogram" test -s "$T/out.png"
+else
+	n=$((n + 1))
+	echo "ok $n - --plot # SKIP no gnuplot on this host"
+fi
+rc=0
+"$TOOL" -D "$T/dfs" --plot "$T/x.png" 1 >/dev/null 2>&1 || rc=$?
+check "--plot with an interval: exit 2" test "$rc" = 2
+rc=0
+"$TOOL" -D "$T/dfs" -m x >/dev/null 2>&1 || rc=$?
+check "-m x: exit 2" test "$rc" = 2
 
 echo "1..$n"
 echo "# Totals: pass:$((n - fails)) fail:$fails xfail:0 xpass:0 skip:0 error:0"

@@ -173,7 +173,10 @@ tap_cmp "-j: refaults counted ($(awk '$1 == "1.counters.refaults" { print $2 }' 
 sed 's/^/#   /' /tmp/cps.txt
 awk '
 	FILENAME ~ /txt$/ {
-		if ($2 == "->") {
+		# the global histogram ends at New (the cgroup one follows)
+		if ($1 == "New")
+			global_done = 1
+		if ($2 == "->" && !global_done) {
 			t++
 			cnt[t] = $5
 			bar = $0
