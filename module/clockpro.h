@@ -184,8 +184,8 @@ void cp_hooks_unregister(void);
 const char *cp_hooks_describe(unsigned int i, bool *active);
 void cp_hooks_show(struct seq_file *m);
 const char *cp_hooks_enforce_missing(void);
-void cp_lruvec_stats(void (*fn)(void *arg,
-				const struct cp_lruvec_slot *s),
-		     void *arg);
+int cp_lruvec_stats(void (*fn)(void *arg,
+			       const struct cp_lruvec_slot *s),
+		    void *arg);
 
 #endif /* _CLOCKPRO_INTERNAL_H */

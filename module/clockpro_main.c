@@ -725,7 +725,8 @@ static int stats_show(struct seq_file *m, void *v)
 	/* refaults: the global clock; enforce: each lruvec's own */
 	seq_puts(m, "distance_clock global\n");
 
-	cp_lruvec_stats(cp_sum_lruvec, &sum);
+	if (cp_lruvec_stats(cp_sum_lruvec, &sum))
+		return -ENOMEM;
 	seq_printf(m, "lruvecs %llu\n", sum.lruvecs);
 	seq_printf(m, "active_target %lld\n", sum.target);
 	seq_printf(m, "active_pages %llu\n", sum.active);
@@ -774,8 +775,7 @@ static int lruvecs_show(struct seq_file *m, void *v)
 {
 	/* sizes and target as of the lruvec's last decision */
 	seq_puts(m, "memcg node    active  inactive    target  promoted kept_cold      grow    shrink   rotated   demoted      held     sized     quiet idle  idle_old shift cgroup_ino evictions\n");
-	cp_lruvec_stats(cp_show_lruvec, m);
-	return 0;
+	return cp_lruvec_stats(cp_show_lruvec, m);
 }
 DEFINE_SHOW_ATTRIBUTE(lruvecs);
 
@@ -878,7 +878,10 @@ static int memcgs_show(struct seq_file *m, void *unused)
 	a.v = kvcalloc(CP_LRUVEC_SLOTS, sizeof(*a.v), GFP_KERNEL);
 	if (!a.v)
 		return -ENOMEM;
-	cp_lruvec_stats(cp_sum_memcg, &a);
+	if (cp_lruvec_stats(cp_sum_memcg, &a)) {
+		kvfree(a.v);
+		return -ENOMEM;
+	}
 	seq_printf(m, "memcg_hist %u\n", READ_ONCE(cp.memcg_hist));
 	seq_puts(m, "clock lruvec\n");
 	seq_printf(m, "width %u\n", CP_HIST_GEOM_WIDTH(a.geom));

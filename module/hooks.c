@@ -582,27 +582,35 @@ out_unlock:
  *	is for comparison only, never to follow
  * @arg: passed to @fn
  *
- * Process context: may sleep between slots.
+ * Process context: may sleep between slots.  The copy (over a KiB) is
+ * allocated, not kept on the stack.
+ *
+ * Return: 0, or -ENOMEM if the copy could not be allocated (@fn not called).
  */
-void cp_lruvec_stats(void (*fn)(void *arg, const struct cp_lruvec_slot *s),
-		     void *arg)
+int cp_lruvec_stats(void (*fn)(void *arg, const struct cp_lruvec_slot *s),
+		    void *arg)
 {
-	struct cp_lruvec_slot copy;
+	struct cp_lruvec_slot *copy;
 	unsigned long flags;
 	int i;
 
+	copy = kmalloc(sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
 	for (i = 0; i < CP_LRUVEC_SLOTS; i++) {
 		struct cp_lruvec_slot *s = &cp.lruvecs[i];
 
 		if (!READ_ONCE(s->lruvec))
 			continue;
 		raw_spin_lock_irqsave(&s->lock, flags);
-		copy = *s;
+		*copy = *s;
 		raw_spin_unlock_irqrestore(&s->lock, flags);
-		if (copy.lruvec)
-			fn(arg, &copy);
+		if (copy->lruvec)
+			fn(arg, copy);
 		cond_resched();
 	}
+	kfree(copy);
+	return 0;
 }
 
 static inline bool cp_enforcing(void)
