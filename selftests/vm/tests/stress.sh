@@ -12,7 +12,8 @@
 #   phase 1  two loops create cgroups (memory.max C/4), run a reader inside,
 #            write memory.reclaim, kill the reader, reclaim the rest and
 #            remove the cgroup, over and over, so that memcgs die and are
-#            freed while the module tracks their lruvecs; one loop reads
+#            freed while the module tracks their lruvecs (loaded with
+#            memcg_hist=1: per-memcg histograms on); one loop reads
 #            every file of the debugfs directory and every module
 #            parameter, another reads stats and lruvecs as fast as it can;
 #            the mode flips observe <-> enforce (refused under MGLRU:
@@ -421,8 +422,10 @@ run_phase() {
 
 # --- load, readers -----------------------------------------------------------
 
-if out=$(cp_module_load 2>&1); then
-	tap_ok "insmod clockpro.ko"
+# per-memcg histograms on from the start: their slots live and die with
+# the churned memcgs (the hostile writers turn them off and on later)
+if out=$(cp_module_load memcg_hist=1 2>&1); then
+	tap_ok "insmod clockpro.ko memcg_hist=1"
 else
 	tap_fail "insmod clockpro.ko" "$out"
 	tap_done
