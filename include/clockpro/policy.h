@@ -58,6 +58,10 @@ struct cp_lru_state {
 	u64 idle_debt;		/* hot pages the idle rule demoted */
 	u32 idle_shift;		/* idle window doubled this many times */
 	u64 idle_clock;		/* eviction clock at the last idle demotion */
+	u64 idle_window;	/* the idle window when the episode began */
+	u64 idle_left;		/* idle_old of an episode a reuse broke */
+	u64 idle_left_quiet;	/* its quiet run: pages it inserted hot */
+	u32 idle_breaks;	/* reuses since it broke */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -72,6 +76,7 @@ struct cp_lru_state {
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
+	u64 idle_resumed;	/* episodes resumed after a stray reuse */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */

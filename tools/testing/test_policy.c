@@ -331,7 +331,13 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			} else if (op < 76) {
 				u64 q = s.quiet + 1;
 				u64 lru = sz.active + sz.inactive;
-				bool idle = p.idle_pct && q > pct(lru, p.idle_pct) &&
+				/* a broken episode resumes after 1/16 */
+				bool resume = !s.idle_on && s.idle_left &&
+					      q > (pct(lru, p.idle_pct) <<
+						   s.idle_shift) / 16;
+				bool idle = p.idle_pct &&
+					    (q > pct(lru, p.idle_pct) ||
+					     resume) &&
 					    (s.idle_on ||
 					     (4 * sz.active >= 3 * lru &&
 					      2 * sz.free < lru));
@@ -350,6 +356,8 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				     cp_policy_new_page(&p, &t1, &z1) ||
 				     t0.idle_on != t1.idle_on))
 					st->bad_idle++;
+				if (idle && resume)	/* its quiet run too */
+					q += s.idle_left_quiet;
 				if ((cp_policy_new_page(&p, &s, &sz) ==
 				     CP_PROMOTE) != idle || s.quiet != q)
 					st->bad_idle++;
@@ -1135,6 +1143,42 @@ static void test_idle(void)
 	      "after a reuse: quiet %llu, old %llu",
 	      (unsigned long long)s.quiet, (unsigned long long)s.idle_old);
 
+	/*
+	 * A stray reuse breaks an episode that ran for more than twice its
+	 * window; it resumes after a sixteenth of the window, draining only
+	 * what was left, with its quiet run back: the new pages it inserted
+	 * hot stay hot.  (The one above, broken at once, does not resume.)
+	 */
+	CHECK(!s.idle_left, "broken at once: left %llu",
+	      (unsigned long long)s.idle_left);
+	for (k = 0; k < 80; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(s.idle_on && s.idle_old == 1500 && s.quiet == 81,
+	      "episode: old %llu, quiet %llu", (unsigned long long)s.idle_old,
+	      (unsigned long long)s.quiet);
+	cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
+	cp_policy_reused(&s);
+	CHECK(!s.idle_on && s.idle_left == 1499, "broken: left %llu",
+	      (unsigned long long)s.idle_left);
+	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD &&
+	      cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD &&
+	      cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE &&
+	      s.idle_on && s.idle_old == 1499 && s.idle_resumed == 1 &&
+	      s.quiet == 81 + 3, "resumed: old %llu, quiet %llu",
+	      (unsigned long long)s.idle_old, (unsigned long long)s.quiet);
+	/* Not after the hot set was used again many times. */
+	cp_policy_reused(&s);
+	for (k = 0; k < 65; k++) {
+		cp_policy_new_page(&p, &s, &sz);
+		cp_policy_reused(&s);
+	}
+	CHECK(!s.idle_left, "in use again: left %llu",
+	      (unsigned long long)s.idle_left);
+	for (k = 0; k < 40; k++)
+		cp_policy_new_page(&p, &s, &sz);
+	CHECK(!s.idle_on && s.idle_resumed == 1, "in use again: no resume");
+	cp_policy_reused(&s);
+
 	/* So does a cold hit, and a refault within the LRU ... */
 	for (k = 0; k < 40; k++)
 		cp_policy_new_page(&p, &s, &sz);
@@ -1154,6 +1198,7 @@ static void test_idle(void)
 	      s.quiet == 0, "beyond: quiet %llu", (unsigned long long)s.quiet);
 
 	/* Not a metadata page's, refault or cold hit. */
+	s.idle_left = 0;	/* (no broken episode to resume) */
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
 	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_META);
