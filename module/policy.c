@@ -110,6 +110,13 @@
  * broken at once, as a random working set's first repeats break it, does
  * not resume.
  *
+ * The count of old hot pages to drain must follow them out however they
+ * leave: escalated reclaim (the kernel's own scan, which the hand does
+ * not see) deactivates from the tail too.  Counted only by the hand, the
+ * drain went on past the old pages into 2 000-4 000 of the new pages
+ * inserted hot, the oldest first: the second and third tenths of a new
+ * region, which then missed in its second pass.
+ *
  * The two conditions on the sizes keep the rule to phase changes.  A set
  * read for the first time into free memory (after a cache drop, in a new
  * memcg) is quiet as well, but there is no hot set to replace, nothing
@@ -845,7 +852,18 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 
 	s->age_only = false;
 	s->pass = escalated;	/* the kernel's scan: no hand steps */
-	if (escalated || sz->inactive < cp_policy_floor(p, sz))
+	if (escalated) {
+		/*
+		 * The kernel deactivates from the tail, the oldest hot pages
+		 * first, and the hand does not see them: they leave the
+		 * count of pages to drain, or the drain would take as many
+		 * of the new pages inserted hot.
+		 */
+		s->idle_old -= min(s->idle_old, nr_to_scan);
+		s->idle_left -= min(s->idle_left, nr_to_scan);
+		return nr_to_scan;
+	}
+	if (sz->inactive < cp_policy_floor(p, sz))
 		return nr_to_scan;
 	if (s->idle_old && cp_idle(p, s, sz)) {
 		/* drain the hot pages older than the idle episode */

@@ -1219,8 +1219,16 @@ static void test_idle(void)
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 500 &&
 	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 1500,
 	      "idle: drained, old %llu", (unsigned long long)s.idle_old);
+	/*
+	 * Escalated reclaim deactivates from the tail unseen by the hand:
+	 * those old pages are drained too (else the drain would go on
+	 * into the new pages inserted hot).
+	 */
+	CHECK(cp_policy_deactivate(&p, &s, &sz, 100, true) == 100 &&
+	      s.idle_old == 1400, "escalated: old %llu",
+	      (unsigned long long)s.idle_old);
 	/* ... only the pages that were hot when it began */
-	for (k = 0; k < 1499; k++)
+	for (k = 0; k < 1399; k++)
 		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
 	CHECK(s.idle_old == 1 &&
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 1,
