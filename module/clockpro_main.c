@@ -644,7 +644,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
-	u64 aged, age_kept, idle_demoted, idle_reinstated, idle_resumed;
+	u64 aged, age_kept, idle_demoted, idle_reinstated;
 	s64 target;
 };
 
@@ -665,7 +665,6 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->age_kept += st->age_kept;
 	sum->idle_demoted += st->idle_demoted;
 	sum->idle_reinstated += st->idle_reinstated;
-	sum->idle_resumed += st->idle_resumed;
 }
 
 /* Live entries of the table, a slice at a time: it may be gigabytes. */
@@ -717,7 +716,6 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);
 	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
 	seq_printf(m, "idle_reinstated %llu\n", sum.idle_reinstated);
-	seq_printf(m, "idle_resumed %llu\n", sum.idle_resumed);
 
 	/* armed now; then those of the other mode, or missing */
 	for (n = 0; n < 2; n++) {

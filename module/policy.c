@@ -42,16 +42,10 @@
  *
  *	refault, active below target:		promote (the hot set fills)
  *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
- *	refault, a demoted victim is unspent:	promote, spending it; a hit
- *						in test, m_c + 1
+ *	refault, a demoted victim is unspent:	promote, spending it
  *	refault, otherwise:			keep cold, ask the hot hand to
  *						move, m_c - 1 (the hot pages
- *						all proved hot); m_c + 1
- *						before the hand has passed
- *						the hot set once
- *	refault of a demoted hot page within
- *	the LRU size:				m_c - 1 first (the hot set
- *						was too small), then as above
+ *						all proved hot)
  *	inactive page referenced again:		m_c + 1 (a cold hit in test;
  *						the kernel activates it),
  *						unless the hot set is below
@@ -63,20 +57,6 @@
  *
  * Victims are credited only while the active list is within its target;
  * above it, demotions merely shrink the list.
- *
- * Three of these rules follow a working set that moves.  CLOCK-Pro
- * raises m_c for a hit in the test period, resident or not; a refault
- * promoted in a victim's place is such a hit, and counting it lets the
- * cold share grow while a new set replaces the old one (6.12, random
- * reads over 0.8 C then over another 0.8 C: 0.932-0.934 against stock's
- * 0.941, where without it 0.909; the target went down to its minimum).
- * A hot page found referenced proves nothing before the hand has passed
- * the hot set once since the state began: the bit may be from the old
- * set's last use, before any eviction, and growing the target for every
- * refault kept cold then locks the old set in (0.809 in one such run).
- * And a demoted hot page that comes back within the LRU's size shows the
- * hot set too small, as a loss in ARC's ghost list does: without this,
- * the first rule took a zigzag from 0.749 to 0.640.
  *
  * The hand also ages: it passes every hot page at least once per window
  * of age_pct% of the LRU size in evictions, clearing bits, and demotes on
@@ -116,26 +96,6 @@
  * The old hot set then flows to the inactive list ahead of the new pages,
  * which stay resident as under LRU; the new pages leave the active list
  * only by the usual trims.  The first reuse of any kind ends it.
- *
- * A stray reuse (another program's page read twice) then ends an episode
- * that is still under way.  Waiting a whole window again before the next
- * one cost the window's pages, inserted cold, a miss in every later pass
- * (a region read four times after another: 0.716 instead of 0.744 in the
- * simulator for one stray reuse, 0.698 for two), and the next episode
- * took the new pages hot so far for old ones to drain.  So an episode
- * that ran for more than twice its window and is broken resumes after a
- * sixteenth of the window without reuse, with what was left of the old
- * hot set to drain and its quiet run; more than CP_IDLE_BREAKS reuses
- * after the break end it for good (the hot set is in use).  An episode
- * broken at once, as a random working set's first repeats break it, does
- * not resume.
- *
- * The count of old hot pages to drain must follow them out however they
- * leave: escalated reclaim (the kernel's own scan, which the hand does
- * not see) deactivates from the tail too.  Counted only by the hand, the
- * drain went on past the old pages into 2 000-4 000 of the new pages
- * inserted hot, the oldest first: the second and third tenths of a new
- * region, which then missed in its second pass.
  *
  * The two conditions on the sizes keep the rule to phase changes.  A set
  * read for the first time into free memory (after a cache drop, in a new
@@ -193,9 +153,6 @@
 #include "clockpro/policy.h"
 
 #define CP_PCT(v, pct)	((v) * (u64)(pct) / 100)
-
-/* Reuses after an idle episode broke beyond which it does not resume. */
-#define CP_IDLE_BREAKS	64
 
 /**
  * cp_policy_defaults - fill in the default parameters
@@ -314,14 +271,8 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 		.idle_clock = s->idle_clock,
 		.idle_demoted = s->idle_demoted,
 		.idle_reinstated = s->idle_reinstated,
-		.idle_window = s->idle_window,
-		.idle_left = s->idle_left,
-		.idle_left_quiet = s->idle_left_quiet,
-		.idle_breaks = s->idle_breaks,
-		.idle_resumed = s->idle_resumed,
 		.age_clock = sz->clock,
 		.sweep_len = sz->active,
-		.first_sweep = sz->active,
 		/* the inactive pages were admitted before any target existed */
 		.fill_clock = sz->clock,
 		.fill_inactive = sz->inactive,
@@ -427,19 +378,6 @@ static bool cp_quiet(const struct cp_policy_params *p,
 	return cp_quiet_after(p, s, sz, s->quiet);
 }
 
-/*
- * An episode a stray reuse broke (idle_left) resumes after a sixteenth
- * of the window: the pages inserted cold meanwhile would miss in every
- * later pass, as the first window's do.
- */
-static bool cp_quiet_resumes(const struct cp_policy_params *p,
-			     const struct cp_lru_state *s,
-			     const struct cp_lru_sizes *sz, u64 quiet)
-{
-	return p->idle_pct && s->idle_left &&
-	       quiet > (CP_PCT(cp_lru(sz), p->idle_pct) << s->idle_shift) / 16;
-}
-
 /* An idle episode is under way (cp_policy_new_page() began it). */
 static bool cp_idle(const struct cp_policy_params *p,
 		    const struct cp_lru_state *s, const struct cp_lru_sizes *sz)
@@ -489,8 +427,7 @@ bool cp_policy_new_page_quick(const struct cp_policy_params *p,
 {
 	if (s->idle_on || !cp_lru(last))
 		return false;
-	if ((cp_quiet_after(p, s, last, s->quiet + 1) ||
-	     cp_quiet_resumes(p, s, last, s->quiet + 1)) &&
+	if (cp_quiet_after(p, s, last, s->quiet + 1) &&
 	    cp_hot_set_established(last))
 		return false;
 	s->quiet++;
@@ -513,8 +450,7 @@ bool cp_policy_new_page_needs_free(const struct cp_policy_params *p,
 				   const struct cp_lru_state *s,
 				   const struct cp_lru_sizes *sz)
 {
-	return !s->idle_on && (cp_quiet_after(p, s, sz, s->quiet + 1) ||
-			       cp_quiet_resumes(p, s, sz, s->quiet + 1)) &&
+	return !s->idle_on && cp_quiet_after(p, s, sz, s->quiet + 1) &&
 	       cp_hot_set_established(sz);
 }
 
@@ -528,15 +464,6 @@ bool cp_policy_new_page_needs_free(const struct cp_policy_params *p,
  */
 void cp_policy_reused(struct cp_lru_state *s)
 {
-	if (s->idle_on && s->quiet > 2 * s->idle_window) {
-		/* a break: what is left to drain, if the episode resumes */
-		s->idle_left = s->idle_old;
-		s->idle_left_quiet = s->quiet;
-		s->idle_breaks = 0;
-	} else if (s->idle_left && ++s->idle_breaks > CP_IDLE_BREAKS) {
-		s->idle_left = 0;	/* the hot set is in use: it is over */
-		s->idle_left_quiet = 0;
-	}
 	s->quiet = 0;
 	s->idle_on = false;
 	s->idle_old = 0;
@@ -556,24 +483,13 @@ enum cp_verdict cp_policy_new_page(const struct cp_policy_params *p,
 				   const struct cp_lru_sizes *sz)
 {
 	s->quiet++;
-	if (!cp_quiet(p, s, sz) &&
-	    (s->idle_on || !cp_quiet_resumes(p, s, sz, s->quiet)))
+	if (!cp_quiet(p, s, sz))
 		return CP_KEEP_COLD;
 	if (!s->idle_on) {	/* the episode starts: drain what is hot now */
 		if (!cp_idle_may_begin(sz))
 			return CP_KEEP_COLD;
 		s->idle_on = true;
 		s->idle_old = sz->active;
-		s->idle_window = CP_PCT(cp_lru(sz), p->idle_pct) <<
-				 s->idle_shift;
-		if (s->idle_left) {
-			/* a broken one resumes: its new pages stay hot */
-			s->idle_old = min(s->idle_left, sz->active);
-			s->quiet += s->idle_left_quiet;
-			s->idle_left = 0;
-			s->idle_left_quiet = 0;
-			s->idle_resumed++;
-		}
 	}
 	s->idle_hot++;
 	cp_idle_follow(p, s, sz);	/* the new set so far */
@@ -620,9 +536,6 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 			s->idle_shift++;
 	}
 	cp_ensure_init(p, s, sz);
-	/* a demoted hot page wanted again: the hot set was too small */
-	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz))
-		cp_grow(p, s, sz, 1);
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
 	if ((s64)sz->active < target) {
@@ -647,8 +560,6 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	if (s->credits) {
 		s->credits--;
 		s->promotions++;
-		if (test)
-			cp_shrink(p, s, sz);	/* paper: a hit in test, m_c + 1 */
 		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
 	/* Every hot page seen lately was referenced: they earn their keep. */
@@ -656,10 +567,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		s->pending++;
 	if (s->wanted < 4 * (u64)p->hand_batch)
 		s->wanted++;
-	if (!s->first_sweep)
-		cp_grow(p, s, sz, test);
-	else if (test)
-		cp_shrink(p, s, sz);	/* bits of unknown age: in test */
+	cp_grow(p, s, sz, test);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
 }
@@ -753,8 +661,6 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz, u32 seen)
 {
-	if (s->first_sweep)
-		s->first_sweep--;
 	if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {
 		s->idle_demoted++;
 		s->idle_clock = sz->clock;
@@ -774,8 +680,6 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 	}
 	if (s->wanted)
 		s->wanted--;
-	if (s->idle_left)
-		s->idle_left--;	/* from the tail: older than the episode */
 	s->demoted++;
 	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
 	    s->credits < sz->active)
@@ -883,18 +787,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 
 	s->age_only = false;
 	s->pass = escalated;	/* the kernel's scan: no hand steps */
-	if (escalated) {
-		/*
-		 * The kernel deactivates from the tail, the oldest hot pages
-		 * first, and the hand does not see them: they leave the
-		 * count of pages to drain, or the drain would take as many
-		 * of the new pages inserted hot.
-		 */
-		s->idle_old -= min(s->idle_old, nr_to_scan);
-		s->idle_left -= min(s->idle_left, nr_to_scan);
-		return nr_to_scan;
-	}
-	if (sz->inactive < cp_policy_floor(p, sz))
+	if (escalated || sz->inactive < cp_policy_floor(p, sz))
 		return nr_to_scan;
 	if (s->idle_old && cp_idle(p, s, sz)) {
 		/* drain the hot pages older than the idle episode */

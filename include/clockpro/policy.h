@@ -48,7 +48,6 @@ struct cp_lru_state {
 	u64 age_clock;		/* eviction clock at the start of this sweep */
 	u64 sweep_len;		/* active pages when this sweep started */
 	u64 sweep_given;	/* of those, steps granted so far */
-	u64 first_sweep;	/* hot pages to pass before the first full sweep */
 	bool age_only;		/* the last scan granted was aging alone */
 	bool pass;		/* ... was the kernel's (escalated, floor) */
 	u64 fill_clock;		/* eviction clock when last seen filling */
@@ -59,10 +58,6 @@ struct cp_lru_state {
 	u64 idle_debt;		/* hot pages the idle rule demoted */
 	u32 idle_shift;		/* idle window doubled this many times */
 	u64 idle_clock;		/* eviction clock at the last idle demotion */
-	u64 idle_window;	/* the idle window when the episode began */
-	u64 idle_left;		/* idle_old of an episode a reuse broke */
-	u64 idle_left_quiet;	/* its quiet run: pages it inserted hot */
-	u32 idle_breaks;	/* reuses since it broke */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
 	u64 kept_cold;		/* refaults kept on the inactive list */
@@ -77,7 +72,6 @@ struct cp_lru_state {
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
-	u64 idle_resumed;	/* episodes resumed after a stray reuse */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */

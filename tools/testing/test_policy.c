@@ -331,13 +331,7 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			} else if (op < 76) {
 				u64 q = s.quiet + 1;
 				u64 lru = sz.active + sz.inactive;
-				/* a broken episode resumes after 1/16 */
-				bool resume = !s.idle_on && s.idle_left &&
-					      q > (pct(lru, p.idle_pct) <<
-						   s.idle_shift) / 16;
-				bool idle = p.idle_pct &&
-					    (q > pct(lru, p.idle_pct) ||
-					     resume) &&
+				bool idle = p.idle_pct && q > pct(lru, p.idle_pct) &&
 					    (s.idle_on ||
 					     (4 * sz.active >= 3 * lru &&
 					      2 * sz.free < lru));
@@ -356,8 +350,6 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				     cp_policy_new_page(&p, &t1, &z1) ||
 				     t0.idle_on != t1.idle_on))
 					st->bad_idle++;
-				if (idle && resume)	/* its quiet run too */
-					q += s.idle_left_quiet;
 				if ((cp_policy_new_page(&p, &s, &sz) ==
 				     CP_PROMOTE) != idle || s.quiet != q)
 					st->bad_idle++;
@@ -559,47 +551,26 @@ static void test_rules(void)
 	      s.pending == 0, "filling: verdict %d target %lld credits %llu",
 	      v, (long long)s.target, (unsigned long long)s.credits);
 
-	/*
-	 * At the target with a demoted victim unspent: promote, spend it;
-	 * a hit in its test period, m_c + 1 (CLOCK-Pro's own rule).
-	 */
+	/* At the target with a demoted victim unspent: promote, spend it. */
 	fresh(&p, &s, &sz, 1000, 1000);
 	s.credits = 2;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 999 &&
-	      s.shrink == 1 && s.pending == 0,
-	      "credit: verdict %d credits %llu target %lld",
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
+	      s.pending == 0, "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
-
-	/*
-	 * No victim before the hand has passed the hot set once: the bits
-	 * it would find may predate the state; in test, m_c + 1.
-	 */
-	fresh(&p, &s, &sz, 1000, 1000);
-	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 999 &&
-	      s.first_sweep == 1000, "first sweep: verdict %d target %lld",
-	      v, (long long)s.target);
-	for (k = 0; k < 1000; k++)
-		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
-	CHECK(s.first_sweep == 0, "swept: %llu",
-	      (unsigned long long)s.first_sweep);
 
 	/* Otherwise: keep cold, ask the hand to move, m_c - 1. */
 	fresh(&p, &s, &sz, 1000, 1000);
-	s.first_sweep = 0;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
 	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001,
 	      "no victim: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
 	sz = sizes(1001, 999);	/* the hot set filled the new room */
-	/* a demoted hot page back within the LRU: the hot set grows */
 	v = cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
-	CHECK(v == CP_PROMOTE && s.pending == 1 && s.target == 1002,
-	      "was hot: verdict %d pending %llu target %lld", v,
+	CHECK(v == CP_KEEP_COLD && s.pending == 2 && s.target == 1001,
+	      "no victim, was hot: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
-	/* The backlog is capped at 4 hand batches (a fixed target). */
-	p.fixed_pct = 50;
+	/* The backlog is capped at 4 hand batches. */
 	for (k = 0; k < 5000; k++)
 		cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
 	CHECK(s.pending == 4ULL * p.hand_batch, "pending %llu",
@@ -1164,42 +1135,6 @@ static void test_idle(void)
 	      "after a reuse: quiet %llu, old %llu",
 	      (unsigned long long)s.quiet, (unsigned long long)s.idle_old);
 
-	/*
-	 * A stray reuse breaks an episode that ran for more than twice its
-	 * window; it resumes after a sixteenth of the window, draining only
-	 * what was left, with its quiet run back: the new pages it inserted
-	 * hot stay hot.  (The one above, broken at once, does not resume.)
-	 */
-	CHECK(!s.idle_left, "broken at once: left %llu",
-	      (unsigned long long)s.idle_left);
-	for (k = 0; k < 80; k++)
-		cp_policy_new_page(&p, &s, &sz);
-	CHECK(s.idle_on && s.idle_old == 1500 && s.quiet == 81,
-	      "episode: old %llu, quiet %llu", (unsigned long long)s.idle_old,
-	      (unsigned long long)s.quiet);
-	cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
-	cp_policy_reused(&s);
-	CHECK(!s.idle_on && s.idle_left == 1499, "broken: left %llu",
-	      (unsigned long long)s.idle_left);
-	CHECK(cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD &&
-	      cp_policy_new_page(&p, &s, &sz) == CP_KEEP_COLD &&
-	      cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE &&
-	      s.idle_on && s.idle_old == 1499 && s.idle_resumed == 1 &&
-	      s.quiet == 81 + 3, "resumed: old %llu, quiet %llu",
-	      (unsigned long long)s.idle_old, (unsigned long long)s.quiet);
-	/* Not after the hot set was used again many times. */
-	cp_policy_reused(&s);
-	for (k = 0; k < 65; k++) {
-		cp_policy_new_page(&p, &s, &sz);
-		cp_policy_reused(&s);
-	}
-	CHECK(!s.idle_left, "in use again: left %llu",
-	      (unsigned long long)s.idle_left);
-	for (k = 0; k < 40; k++)
-		cp_policy_new_page(&p, &s, &sz);
-	CHECK(!s.idle_on && s.idle_resumed == 1, "in use again: no resume");
-	cp_policy_reused(&s);
-
 	/* So does a cold hit, and a refault within the LRU ... */
 	for (k = 0; k < 40; k++)
 		cp_policy_new_page(&p, &s, &sz);
@@ -1208,7 +1143,7 @@ static void test_idle(void)
 	      (unsigned long long)s.quiet);
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
-	cp_policy_refault(&p, &s, &sz, 2000, 0);
+	cp_policy_refault(&p, &s, &sz, 2000, CP_FLAG_ACTIVE);
 	CHECK(s.quiet == 0, "refault within the LRU: quiet %llu",
 	      (unsigned long long)s.quiet);
 
@@ -1219,7 +1154,6 @@ static void test_idle(void)
 	      s.quiet == 0, "beyond: quiet %llu", (unsigned long long)s.quiet);
 
 	/* Not a metadata page's, refault or cold hit. */
-	s.idle_left = 0;	/* (no broken episode to resume) */
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
 	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_META);
@@ -1240,16 +1174,8 @@ static void test_idle(void)
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 500 &&
 	      cp_policy_deactivate(&p, &s, &sz, 4096, false) == 1500,
 	      "idle: drained, old %llu", (unsigned long long)s.idle_old);
-	/*
-	 * Escalated reclaim deactivates from the tail unseen by the hand:
-	 * those old pages are drained too (else the drain would go on
-	 * into the new pages inserted hot).
-	 */
-	CHECK(cp_policy_deactivate(&p, &s, &sz, 100, true) == 100 &&
-	      s.idle_old == 1400, "escalated: old %llu",
-	      (unsigned long long)s.idle_old);
 	/* ... only the pages that were hot when it began */
-	for (k = 0; k < 1399; k++)
+	for (k = 0; k < 1499; k++)
 		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
 	CHECK(s.idle_old == 1 &&
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 1,
@@ -1319,7 +1245,6 @@ static void test_idle(void)
 	 */
 	fresh(&p, &s, &sz, 1500, 500);		/* at its target of 1500 */
 	p.idle_pct = 2;
-	p.fixed_pct = 75;	/* (a demoted page's refault grows it) */
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
 	sz.clock = 10000;
