@@ -225,6 +225,27 @@ static int g_phase(const double *v, u64 **keys, u64 *n)
 	return 0;
 }
 
+/*
+ * seqphase: `phases` regions of `pages` each, every one scanned `passes`
+ * times in order before the next (the enforce test's phase case).
+ */
+static int g_seqphase(const double *v, u64 **keys, u64 *n)
+{
+	struct out o = { 0 };
+	u64 pages = (u64)v[P0], passes = (u64)v[P1], phases = (u64)v[P2];
+	u64 base = (u64)v[P3], i, j, k;
+
+	if (!pages)
+		return -1;
+	for (j = 0; j < phases; j++)
+		for (k = 0; k < passes; k++)
+			for (i = 0; i < pages; i++)
+				out_put(&o, base + j * pages + i);
+	*keys = o.k;
+	*n = o.n;
+	return 0;
+}
+
 /* looping scan of `pages` interleaved with uniform hot references */
 static int g_loophot(const double *v, u64 **keys, u64 *n)
 {
@@ -265,6 +286,9 @@ static const struct gen_kind kinds[] = {
 	{ "phase", "n=800,refs=50000,phases=4,overlap=0,seed=1,base=0",
 	  "uniform working set of n pages, moving every refs references",
 	  g_phase },
+	{ "seqphase", "n=800,passes=4,phases=2,base=0",
+	  "scans of n pages, passes times, then the next n pages",
+	  g_seqphase },
 	{ "loophot", "n=1250,passes=20,hot=200,p=0.5,seed=1,base=0",
 	  "loop over n pages; before each, hot refs while rand < p",
 	  g_loophot },

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Working sets that move, and the cases a fix for them must not give back,
+# in the simulator: one row per workload, the hit ratio of the measured
+# part (as the enforce test measures it) under the stock model (kernel),
+# the module's policy (kernel-clockpro), LRU and OPT, and kernel-clockpro
+# minus kernel in points.
+#
+#   tools/sim/moving-bench.sh
+#
+# Environment:
+#   SIM        simulator binary (default: <repo>/tools/clockpro-sim)
+#   C          cache size in pages (default 5000)
+#   SEEDS      seeds of the random workloads, averaged (default "1 2 3")
+#   PARAMS     extra simulator options, e.g. "--param age_pct=50"
+#
+# Workloads (C = cache pages; "measured" = what --warmup leaves counted):
+#   mov-rNN  uniform random reads, 4 C over NN % of C, then 4 C over
+#            another region of the same size; the last 2 C measured
+#   mov-sNN  the same regions read in order, 5 passes each; likewise
+#   phase    0.8 C read in order 4 times, then another 0.8 C 4 times; the
+#            second region's 4 passes measured (the enforce test's phase)
+#   loop     1.25 C, 8 passes; passes 3-8
+#   zzNNN    zigzag over NNN % of C, 6 passes; passes 3-6
+#   pools    half the reads over 0.5 C, half over 5 C, 8 C reads; last 2 C
+#   zipf     Zipf 0.9 over 3 C, 8 C reads; the last 2 C
+#   hotstr   a hot set of 0.5 C read during a stream of 4 C; after 1 C
+set -eu
+
+SIM_DIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$SIM_DIR/../.." && pwd)
+SIM=${SIM:-$TOP/tools/clockpro-sim}
+C=${C:-5000}
+SEEDS=${SEEDS:-1 2 3}
+PARAMS=${PARAMS:-}
+POLICIES=kernel,kernel-clockpro,lru,opt
+
+# one NAME WARMUP SPEC: the hit ratios of the four policies, one line
+one() {
+	# shellcheck disable=SC2086 # PARAMS: words
+	"$SIM" -p "$POLICIES" -c "$C" --warmup "$2" --csv $PARAMS "gen:$3" |
+		awk -F, 'NR > 1 && NF > 5 { printf "%s ", $(NF - 2) } END { print "" }'
+}
+
+# row NAME WARMUP SPEC: averaged over SEEDS when SPEC has a seed
+row() {
+	case $3 in
+	*seed=*)
+		for s in $SEEDS; do
+			one "$1" "$2" "$(echo "$3" | sed "s/seed=[0-9]*/seed=$s/")"
+		done
+		;;
+	*)
+		one "$1" "$2" "$3"
+		;;
+	esac | awk -v n="$1" '
+		{ for (i = 1; i <= 4; i++) s[i] += $i; k++ }
+		END { printf "%-9s %8.4f %8.4f %8.4f %8.4f %+7.2f\n", n,
+			s[1] / k, s[2] / k, s[3] / k, s[4] / k,
+			100 * (s[2] - s[1]) / k }'
+}
+
+pct() {
+	echo $(($1 * C / 100))
+}
+
+printf '%-9s %8s %8s %8s %8s %7s\n' workload kernel kclockpro lru opt diff
+for p in 50 80 90; do
+	n=$(pct "$p")
+	row "mov-r$p" $((6 * C)) "phase:n=$n,refs=$((4 * C)),phases=2,seed=1"
+	row "mov-s$p" $((15 * n / 2)) "seqphase:n=$n,passes=5,phases=2"
+done
+n=$(pct 80)
+row phase $((4 * n)) "seqphase:n=$n,passes=4,phases=2"
+n=$(pct 125)
+row loop $((2 * n)) "loop:n=$n,passes=8"
+for p in 125 150 200; do
+	n=$(pct "$p")
+	row "zz$p" $((2 * n)) "zigzag:n=$n,passes=6"
+done
+row pools $((6 * C)) "twopools:a=$(pct 50),b=$((5 * C)),refs=$((8 * C)),p=0.5,seed=1"
+row zipf $((6 * C)) "zipf:n=$((3 * C)),refs=$((8 * C)),alpha=0.9,seed=1"
+row hotstr "$C" "hotstream:hot=$(pct 50),refs=$((8 * C)),p=0.5,seed=1"
