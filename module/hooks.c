@@ -437,15 +437,28 @@ enum cp_call_mode {
 	CP_CALL_AGE,		/* CLOCK steps granted for aging alone */
 };
 
+/* An insertion, for the lruvec's histogram (memcg_hist). */
+struct cp_hist_ins {
+	unsigned long nr;	/* pages inserted */
+	unsigned long hits;	/* of them, refaults */
+	u64 distance;		/* the nearest one's, global clock */
+	bool shadow;		/* the others: Beyond (else New) */
+};
+
 struct cp_op_args {
 	u64 arg;
-	u64 now;		/* the global clock, EVICTED and REFAULT */
+	u64 now;		/* the global clock, EVICTED, REFAULT, NEW_PAGE */
 	u32 gone;
 	bool escalated;		/* CP_OP_DEACTIVATE: reclaim escalated */
 	const struct cp_refault *r;
+	/* REFAULT, NEW_PAGE: also count it in the histogram, same lock */
+	const struct cp_hist_ins *hist;
 	u64 result;
 	enum cp_call_mode call;	/* CP_OP_DEACTIVATE: for the hot hand */
 };
+
+static void cp_slot_hist_insert(struct cp_lruvec_slot *s,
+				const struct cp_hist_ins *in, u64 now);
 
 /* One policy operation on the state in @s, its lock held. */
 static __always_inline void cp_slot_op(struct lruvec *lruvec,
@@ -458,6 +471,8 @@ static __always_inline void cp_slot_op(struct lruvec *lruvec,
 	u64 dist;
 
 	quiet = s->st.quiet;
+	if (a->hist)
+		cp_slot_hist_insert(s, a->hist, a->now);
 	switch (op) {
 	case CP_OP_EVICTED:
 		cp_lclock_advance(&s->lc, cp_lclock_shift(&cp.table), a->now,
@@ -820,18 +835,42 @@ static void cp_slot_evicted(struct folio *folio, unsigned long nr, u64 when)
 }
 
 /*
- * An insertion of @nr pages into @folio's lruvec, in its histogram: @hits
- * refaults at the global distance @distance (the folio's nearest page:
- * its pages were evicted together), the other pages New or Beyond.
+ * An insertion into the lruvec of slot @s (its lock held), in its
+ * histogram: @in->hits refaults at the global distance @in->distance (the
+ * folio's nearest page: its pages were evicted together), the other pages
+ * New or Beyond.
  */
-static void cp_slot_inserted(struct folio *folio, unsigned long nr,
-			     unsigned long hits, u64 distance, u64 now,
-			     bool shadow)
+static void cp_slot_hist_insert(struct cp_lruvec_slot *s,
+				const struct cp_hist_ins *in, u64 now)
+{
+	u64 local;
+
+	cp_slot_hist_sync(s);
+	if (in->hits) {
+		local = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
+					   now, in->distance);
+		s->h.rows[cp_slot_hist_row(s->h.geom, local)] += in->hits;
+		s->h.refaults += in->hits;
+	}
+	if (in->hits < in->nr) {
+		if (in->shadow)
+			s->h.beyond += in->nr - in->hits;
+		else
+			s->h.new_pages += in->nr - in->hits;
+	}
+}
+
+/*
+ * An insertion into @folio's lruvec, in its histogram, where no policy
+ * operation on the slot carries it (observe; enforce's metadata and
+ * swap-cache pages, and new pages with the idle rule off).
+ */
+static void cp_slot_inserted(struct folio *folio, const struct cp_hist_ins *in,
+			     u64 now)
 {
 	struct lruvec *lruvec = cp_folio_lruvec(folio);
 	struct cp_lruvec_slot *s = lruvec ? cp_slot_find(lruvec) : NULL;
 	unsigned long flags;
-	u64 local;
 
 	if (!s) {
 		/* enforce counts it in its own operations */
@@ -840,23 +879,10 @@ static void cp_slot_inserted(struct folio *folio, unsigned long nr,
 		return;
 	}
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->lruvec != lruvec)
-		goto out_unlock;	/* the slot was taken over */
-	s->last_used = jiffies;
-	cp_slot_hist_sync(s);
-	if (hits) {
-		local = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
-					   now, distance);
-		s->h.rows[cp_slot_hist_row(s->h.geom, local)] += hits;
-		s->h.refaults += hits;
+	if (s->lruvec == lruvec) {	/* else the slot was taken over */
+		s->last_used = jiffies;
+		cp_slot_hist_insert(s, in, now);
 	}
-	if (hits < nr) {
-		if (shadow)
-			s->h.beyond += nr - hits;
-		else
-			s->h.new_pages += nr - hits;
-	}
-out_unlock:
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -932,11 +958,14 @@ static void cp_eviction(struct folio *folio)
  * Return: the verdict on a refault, CP_TRACE_*, for its trace event.
  */
 static u32 cp_enforce_insert(struct folio *folio, bool hit,
-			     const struct cp_refault *r, u64 now)
+			     const struct cp_refault *r, u64 now,
+			     const struct cp_hist_ins *hist)
 {
-	struct cp_op_args a = { .r = r, .now = now, .result = CP_KEEP_COLD };
+	struct cp_op_args a = { .r = r, .now = now, .hist = hist,
+				.result = CP_KEEP_COLD };
 	bool meta = cp_folio_meta(folio);
 
+	/* the histogram rides on the operation: one slot lock, not two */
 	if (hit) {
 		a.arg = meta ? CP_FLAG_META : 0;
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
@@ -945,6 +974,8 @@ static u32 cp_enforce_insert(struct folio *folio, bool hit,
 		/* metadata stays out of the idle rule: never inserted hot */
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_NEW_PAGE, &a))
 			return CP_TRACE_NO_SLOT;
+	} else if (hist) {
+		cp_slot_inserted(folio, hist, now);
 	}
 
 	if (a.result == CP_PROMOTE) {
@@ -982,8 +1013,10 @@ static void cp_hist_add(u64 distance)
 static void cp_add_lru(struct folio *folio)
 {
 	struct cp_refault r, best = { .distance = U64_MAX };
+	const struct cp_hist_ins *hist = NULL;
 	unsigned long i, nr, hits = 0;
 	u32 verdict = CP_TRACE_OBSERVED;
+	struct cp_hist_ins in;
 	struct cp_key k;
 	unsigned long f;
 	bool shadow;
@@ -1030,11 +1063,17 @@ static void cp_add_lru(struct folio *folio)
 	}
 	if (hits < nr)
 		cp_count(shadow ? CP_STAT_BEYOND : CP_STAT_NEW, nr - hits);
-	if (READ_ONCE(cp.memcg_hist))
-		cp_slot_inserted(folio, nr, hits, best.distance, now, shadow);
+	if (READ_ONCE(cp.memcg_hist)) {
+		in = (struct cp_hist_ins){ .nr = nr, .hits = hits,
+					   .distance = best.distance,
+					   .shadow = shadow };
+		hist = &in;
+	}
 
 	if (!k.swap && cp_enforcing())
-		verdict = cp_enforce_insert(folio, hits, &best, now);
+		verdict = cp_enforce_insert(folio, hits, &best, now, hist);
+	else if (hist)
+		cp_slot_inserted(folio, hist, now);
 	if (hits && trace_clockpro_refault_enabled())
 		trace_clockpro_refault(cp_trace_dev(&k), k.ino, k.index,
 				       cp_trace_memcg(folio), best.distance,

@@ -42,6 +42,10 @@
 #    last run's evictions counts pages dropped since (drop_caches counts
 #    no eviction) as refaults at short distances; seen as 4045 extra
 #    predicted hits (16 %) in a second run without the reload.
+# 4. Enforce, memcg_hist=1, idle rule on and off: a loop of 20 MiB in a
+#    16 MiB cgroup is counted as in observe (rows sum to the refaults,
+#    within 10 % of memory.stat's, at least one pass of insertions): the
+#    histogram then rides on the policy's own operation, one slot lock.
 #
 # Kernel command line: cp_cg_runs=N repeats part 3 N times (default 1).
 set -eu
@@ -253,6 +257,45 @@ while [ $r -lt "$runs" ]; do
 		"$(in_range $((gain * 10)) $((pred * 9)) $((pred * 11)))" "measured $gain"
 done
 
+# --- 4. enforce: the histogram carried by the policy's operations -----------
+
+# Enforce counts an insertion in the histogram inside its own policy
+# operation (refault or new page), under the one slot lock it takes
+# anyway; metadata and, with the idle rule off, new pages take the
+# observe path.  Both must count every insertion as observe does.
 cp_module_unload
+boot_lru=$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo none)
+# under MGLRU enforce needs the classic LRU (classic_lru=1 switches it)
+if [ "$LRU" = 1 ]; then
+	cp_module_load hist_width=$W hist_rows=64 memcg_hist=1 mode=enforce classic_lru=1
+else
+	cp_module_load hist_width=$W hist_rows=64 memcg_hist=1 mode=enforce
+fi
+mode=$(cat "$CP_DFS/mode")
+tap_cmp "enforce with memcg_hist=1: mode $mode" "$([ "$mode" = enforce ] && echo 1 || echo 0)" "==" 1
+for idle in 2 0; do
+	echo $idle >"$CP_DFS/idle_pct"
+	cp_drop_caches
+	cp_cgroup_new cge $((16 * MB))
+	cp_cgroup_exec cge cpwork loop "$CP_DATA" $((20 * MB)) 4 --no-readahead \
+		--offset $((600 * MB)) >/tmp/cgh.e 2>&1 ||
+		tap_diag "enforce: cpwork failed: $(tail -n 2 /tmp/cgh.e)"
+	le=$(memcg_line "$(stat -c %i /sys/fs/cgroup/cge)")
+	ref=$(echo "$le" | awk '{ print $5 }')
+	ins=$(echo "$le" | awk '{ print $5 + $6 + $7 }')
+	ws=$(ws_refault cge)
+	tap_diag "enforce, idle_pct $idle: $le; memory.stat refaults $ws; loop $(kv hit_ratio_steady /tmp/cgh.e)"
+	tap_cmp "enforce, idle_pct $idle: a memcgs line for the cgroup" "$(echo "$le" | awk 'NF >= 8' | wc -l)" "==" 1
+	tap_cmp "enforce, idle_pct $idle: rows sum to its refaults (${ref:-0})" "$(rowsum "$le")" "==" "${ref:-x}"
+	tap_cmp "enforce, idle_pct $idle: refaults ${ref:-0} >= 0.9 x memory.stat's $ws" "${ref:-0}" ">=" "$(fint "$ws * 0.9")"
+	tap_cmp "enforce, idle_pct $idle: refaults ${ref:-0} <= 1.1 x memory.stat's $ws" "${ref:-0}" "<=" "$(fint "$ws * 1.1 + 16")"
+	# 4 passes of 5120 pages: every read of a page not in memory inserts it
+	tap_cmp "enforce, idle_pct $idle: insertions counted ${ins:-0} >= one pass (5120)" "${ins:-0}" ">=" 5120
+	echo 1G >/sys/fs/cgroup/cge/memory.reclaim 2>/dev/null || :
+	cp_cgroup_rm cge
+done
+
+cp_module_unload
+[ "$boot_lru" = none ] || echo "$boot_lru" >/sys/kernel/mm/lru_gen/enabled
 tap_dmesg_clean
 tap_done
