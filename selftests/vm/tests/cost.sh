@@ -49,7 +49,8 @@
 # One unmeasured stream first; then each configuration runs cp_cost_reps
 # (3) times, interleaved (stock, observe, enforce, stock, ...); the figure is the mean, the spread is
 # (max - min) / mean.  cp_cost_paths=cached,hit,stream,loop and
-# cp_cost_configs=stock,observe,enforce choose a subset; stage1..stage3
+# cp_cost_configs=stock,observe,enforce choose a subset (observe_h and
+# enforce_h: the same with memcg_hist=1); stage1..stage3
 # are the partial builds of cost-breakdown.sh, in /cost/ (--extra), and
 # stage1e..stage3e the same enforcing.
 #
@@ -247,12 +248,12 @@ config() {
 	stock)
 		! cp_module_loaded || cp_module_unload
 		;;
-	observe | stage[0-9])
+	observe | observe_h | stage[0-9])
 		[ -e "$want" ] || return 1
 		cp_module_loaded || insmod "$want" || return 1
 		echo observe >"$CP_DFS/mode"
 		;;
-	enforce | stage[0-9]e)
+	enforce | enforce_h | stage[0-9]e)
 		[ -e "$want" ] || return 1
 		cp_module_loaded || insmod "$want" || return 1
 		echo enforce >"$CP_DFS/mode" 2>/dev/null || return 1
@@ -260,6 +261,12 @@ config() {
 	*)
 		return 1
 		;;
+	esac
+	# observe_h, enforce_h: with the per-memcg histograms (memcg_hist)
+	case $1 in
+	*_h) echo 1 >"$CP_DFS/memcg_hist" || return 1 ;;
+	stock) ;;
+	*) [ ! -e "$CP_DFS/memcg_hist" ] || echo 0 >"$CP_DFS/memcg_hist" ;;
 	esac
 	loaded=$want
 }
