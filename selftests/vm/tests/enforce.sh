@@ -230,7 +230,8 @@ fi
 # boot of about 20 on 6.1, 6.12 and 7.2, 2026-12-05/06, and the issue's
 # 0.774; cp_enforce_args=target_init_pct=95 reproduced it: 0.31, then
 # 0.67).  The policy's three rules for a moving set (module/policy.c)
-# hold it there (0.919, stock 0.929); the retry stays as a net.
+# hold it there on 6.12.118 (0.919, stock 0.929), on 6.1 in part (0.748,
+# then 0.897, stock 0.909): the retry stays.
 # A run more than 5 points below the best stock is reported (TODO, with
 # its counters above: adapt_grow in the tens of thousands, inactive_pages
 # in the low thousands) and the workload runs once more with a fresh
