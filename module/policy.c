@@ -42,16 +42,10 @@
  *
  *	refault, active below target:		promote (the hot set fills)
  *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
- *	refault, a demoted victim is unspent:	promote, spending it; a hit
- *						in test, m_c + 1
+ *	refault, a demoted victim is unspent:	promote, spending it
  *	refault, otherwise:			keep cold, ask the hot hand to
  *						move, m_c - 1 (the hot pages
- *						all proved hot); m_c + 1
- *						before the hand has passed
- *						the hot set once
- *	refault of a demoted hot page within
- *	the LRU size:				m_c - 1 first (the hot set
- *						was too small), then as above
+ *						all proved hot)
  *	inactive page referenced again:		m_c + 1 (a cold hit in test;
  *						the kernel activates it),
  *						unless the hot set is below
@@ -63,24 +57,6 @@
  *
  * Victims are credited only while the active list is within its target;
  * above it, demotions merely shrink the list.
- *
- * Three of these rules follow a working set that moves.  CLOCK-Pro
- * raises m_c for a hit in the test period, resident or not; a refault
- * promoted in a victim's place is such a hit, and counting it lets the
- * cold share grow while a new set replaces the old one.  A hot page found
- * referenced proves nothing before the hand has passed the hot set once
- * since the state began: the bit may be from the old set's last use,
- * before any eviction, and growing the target for every refault kept
- * cold then locked the old set in.  And a demoted hot page that comes
- * back within the LRU's size shows the hot set too small, as a loss in
- * ARC's ghost list does: without it, the first rule alone took a zigzag
- * from 0.749 to 0.640.  Random reads over 0.8 C, then over another 0.8 C
- * (6.12.118, classic LRU): with the target started at 95 %, where the
- * old set's lock-in shows at once, 0.919 against stock's 0.929, where
- * without these rules 0.315 (0.79 in about 1 boot of 20 from the
- * default start).  The first sweep counts from the state's start: where
- * the hand has passed the hot set before the set moves, refaults kept
- * cold grow the target again (6.1, the same start: 0.748, stock 0.909).
  *
  * The hand also ages: it passes every hot page at least once per window
  * of age_pct% of the LRU size in evictions, clearing bits, and demotes on
@@ -297,7 +273,6 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 		.idle_reinstated = s->idle_reinstated,
 		.age_clock = sz->clock,
 		.sweep_len = sz->active,
-		.first_sweep = sz->active,
 		/* the inactive pages were admitted before any target existed */
 		.fill_clock = sz->clock,
 		.fill_inactive = sz->inactive,
@@ -561,9 +536,6 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 			s->idle_shift++;
 	}
 	cp_ensure_init(p, s, sz);
-	/* a demoted hot page wanted again: the hot set was too small */
-	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz))
-		cp_grow(p, s, sz, 1);
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
 	if ((s64)sz->active < target) {
@@ -588,8 +560,6 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	if (s->credits) {
 		s->credits--;
 		s->promotions++;
-		if (test)
-			cp_shrink(p, s, sz);	/* a hit in its test period */
 		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
 	/* Every hot page seen lately was referenced: they earn their keep. */
@@ -597,10 +567,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		s->pending++;
 	if (s->wanted < 4 * (u64)p->hand_batch)
 		s->wanted++;
-	if (!s->first_sweep)
-		cp_grow(p, s, sz, test);
-	else if (test)
-		cp_shrink(p, s, sz);	/* bits of unknown age: in test */
+	cp_grow(p, s, sz, test);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
 }
@@ -694,8 +661,6 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz, u32 seen)
 {
-	if (s->first_sweep)
-		s->first_sweep--;
 	if (!(seen & CP_SCAN_YOUNG) && cp_idle(p, s, sz)) {
 		s->idle_demoted++;
 		s->idle_clock = sz->clock;

@@ -48,7 +48,6 @@ struct cp_lru_state {
 	u64 age_clock;		/* eviction clock at the start of this sweep */
 	u64 sweep_len;		/* active pages when this sweep started */
 	u64 sweep_given;	/* of those, steps granted so far */
-	u64 first_sweep;	/* hot pages to pass before the first full sweep */
 	bool age_only;		/* the last scan granted was aging alone */
 	bool pass;		/* ... was the kernel's (escalated, floor) */
 	u64 fill_clock;		/* eviction clock when last seen filling */

@@ -551,47 +551,26 @@ static void test_rules(void)
 	      s.pending == 0, "filling: verdict %d target %lld credits %llu",
 	      v, (long long)s.target, (unsigned long long)s.credits);
 
-	/*
-	 * At the target with a demoted victim unspent: promote, spend it;
-	 * a hit in its test period, m_c + 1 (CLOCK-Pro's own rule).
-	 */
+	/* At the target with a demoted victim unspent: promote, spend it. */
 	fresh(&p, &s, &sz, 1000, 1000);
 	s.credits = 2;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 999 &&
-	      s.shrink == 1 && s.pending == 0,
-	      "credit: verdict %d credits %llu target %lld",
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
+	      s.pending == 0, "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
-
-	/*
-	 * No victim before the hand has passed the hot set once: the bits
-	 * it would find may predate the state; in test, m_c + 1.
-	 */
-	fresh(&p, &s, &sz, 1000, 1000);
-	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 999 &&
-	      s.first_sweep == 1000, "first sweep: verdict %d target %lld",
-	      v, (long long)s.target);
-	for (k = 0; k < 1000; k++)
-		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED);
-	CHECK(s.first_sweep == 0, "swept: %llu",
-	      (unsigned long long)s.first_sweep);
 
 	/* Otherwise: keep cold, ask the hand to move, m_c - 1. */
 	fresh(&p, &s, &sz, 1000, 1000);
-	s.first_sweep = 0;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
 	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001,
 	      "no victim: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
 	sz = sizes(1001, 999);	/* the hot set filled the new room */
-	/* a demoted hot page back within the LRU: the hot set grows */
 	v = cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
-	CHECK(v == CP_PROMOTE && s.pending == 1 && s.target == 1002,
-	      "was hot: verdict %d pending %llu target %lld", v,
+	CHECK(v == CP_KEEP_COLD && s.pending == 2 && s.target == 1001,
+	      "no victim, was hot: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
-	/* The backlog is capped at 4 hand batches (a fixed target). */
-	p.fixed_pct = 50;
+	/* The backlog is capped at 4 hand batches. */
 	for (k = 0; k < 5000; k++)
 		cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
 	CHECK(s.pending == 4ULL * p.hand_batch, "pending %llu",
@@ -1164,7 +1143,7 @@ static void test_idle(void)
 	      (unsigned long long)s.quiet);
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
-	cp_policy_refault(&p, &s, &sz, 2000, 0);
+	cp_policy_refault(&p, &s, &sz, 2000, CP_FLAG_ACTIVE);
 	CHECK(s.quiet == 0, "refault within the LRU: quiet %llu",
 	      (unsigned long long)s.quiet);
 
@@ -1266,7 +1245,6 @@ static void test_idle(void)
 	 */
 	fresh(&p, &s, &sz, 1500, 500);		/* at its target of 1500 */
 	p.idle_pct = 2;
-	p.fixed_pct = 75;	/* (a demoted page's refault grows it) */
 	for (k = 0; k < 41; k++)
 		cp_policy_new_page(&p, &s, &sz);
 	sz.clock = 10000;
