@@ -662,6 +662,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_ESC_PRIORITY] = "escalated_priority",
 	[CP_STAT_ESC_ZONES] = "escalated_zones",
 	[CP_STAT_SLOTS_FREED] = "lruvec_slots_freed",
+	[CP_STAT_REMOTE_REFAULTS] = "remote_refaults",
 };
 
 struct cp_lruvec_sum {

@@ -451,6 +451,11 @@ struct cp_op_args {
 	u32 gone;
 	bool escalated;		/* CP_OP_DEACTIVATE: reclaim escalated */
 	const struct cp_refault *r;
+	/*
+	 * REFAULT of a page evicted from another node: its distance in
+	 * that node's evictions, and that node's LRU (0: not known).
+	 */
+	u64 edist, elru;
 	/* REFAULT, NEW_PAGE: also count it in the histogram, same lock */
 	const struct cp_hist_ins *hist;
 	u64 result;
@@ -506,9 +511,17 @@ static __always_inline void cp_slot_op(struct lruvec *lruvec,
 		cp_policy_expired(p, &s->st, &sz, a->gone);
 		break;
 	case CP_OP_REFAULT:
-		/* distances in the lruvec's own evictions, as its sizes */
-		dist = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
-					  a->now, a->r->distance);
+		/*
+		 * Distances in the evicting lruvec's own evictions, as its
+		 * sizes; from another node's, scaled to this LRU's size.
+		 */
+		if (a->elru)
+			dist = div64_u64(min(a->edist, 2 * a->elru) *
+					 (sz.active + sz.inactive), a->elru);
+		else
+			dist = cp_lclock_distance(&s->lc,
+						  cp_lclock_shift(&cp.table),
+						  a->now, a->r->distance);
 		a->result = cp_policy_refault(p, &s->st, &sz, dist,
 					      a->r->flags | (u32)a->arg);
 		break;
@@ -635,22 +648,43 @@ static inline bool cp_enforcing(void)
 
 /* === Shadow hand-off: workingset_refault() -> folio_add_lru() === */
 
+/*
+ * The hand-off carries the folio and the node its shadow says it was
+ * evicted from (node + 1 in the low bits of the pointer, which are free
+ * when struct page's size is a multiple of 64; 0: not known).  Nodes past
+ * what the bits hold, and every node where they are not free, are not
+ * known: the refault is judged on its own node, as before.
+ */
 #define CP_SHADOW_BITS		6
-static struct folio *cp_shadow[1 << CP_SHADOW_BITS];
+#define CP_SHADOW_TAG		(sizeof(struct page) % 64 ? 0UL : 63UL)
+#define CP_NO_SHADOW		(-2)
+static unsigned long cp_shadow[1 << CP_SHADOW_BITS];
 
-static bool cp_shadow_take(struct folio *folio)
+/* Return: CP_NO_SHADOW, or the evicting node (NUMA_NO_NODE: unknown). */
+static int cp_shadow_take(struct folio *folio)
 {
-	struct folio **slot = &cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)];
+	unsigned long *slot = &cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)];
+	unsigned long v = READ_ONCE(*slot), tag = v & CP_SHADOW_TAG;
 
-	return READ_ONCE(*slot) == folio && cmpxchg(slot, folio, NULL) == folio;
+	if ((v & ~CP_SHADOW_TAG) != (unsigned long)folio ||
+	    cmpxchg(slot, v, 0) != v)
+		return CP_NO_SHADOW;
+	return tag ? (int)tag - 1 : NUMA_NO_NODE;
 }
 
 /* workingset_refault(folio, shadow) */
-static void cp_refault(struct folio *folio)
+static void cp_refault(struct folio *folio, void *shadow)
 {
+	unsigned long tag = 0;
+	int nid;
+
 	if (cp_cost_stop(1))
 		return;
-	WRITE_ONCE(cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)], folio);
+	nid = cp_shadow_nid(shadow);
+	if (nid != NUMA_NO_NODE && nid < CP_SHADOW_TAG)
+		tag = nid + 1;
+	WRITE_ONCE(cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)],
+		   (unsigned long)folio | tag);
 	cp_count(CP_STAT_SHADOW, folio_nr_pages(folio));
 }
 
@@ -952,12 +986,70 @@ static void cp_eviction(struct folio *folio)
 
 /* === Insertion === */
 
+/* The slot of @lruvec if it has one; never claims a slot. */
+static struct cp_lruvec_slot *cp_slot_lookup(struct lruvec *lruvec)
+{
+	struct cp_lruvec_slot *s;
+	int i;
+
+	for (i = 0; i < CP_SLOT_PROBES; i++) {
+		s = cp_slot_at(lruvec, i);
+		if (READ_ONCE(s->lruvec) == lruvec)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * A refault lands on the node it is allocated on, which need not be the
+ * node that evicted the page: a reader on a full node spills over to the
+ * next.  Its distance means something only on the clock of the lruvec
+ * that evicted it, against that lruvec's size (workingset.c compares on
+ * the eviction lruvec too).  Fill @a with both, for cp_slot_op(): the
+ * evicting lruvec of @folio's memcg on node @nid.  Its slot is locked
+ * alone, before the refault's own; the memcg is pinned by the folio's
+ * charge, so its other nodes' lruvecs are alive.
+ */
+static void cp_evict_distance(struct folio *folio, int nid,
+			      struct cp_op_args *a)
+{
+	struct mem_cgroup *memcg = cp_folio_memcg(folio);
+	struct cp_lruvec_slot *s;
+	struct cp_lru_sizes sz;
+	struct lruvec *lruvec;
+	unsigned long flags;
+	u64 dist;
+
+	if (mem_cgroup_disabled())
+		lruvec = &NODE_DATA(nid)->__lruvec;
+	else if (memcg)
+		lruvec = &memcg->nodeinfo[nid]->lruvec;
+	else
+		return;
+	s = cp_slot_lookup(lruvec);
+	if (!s)
+		return;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->lruvec != lruvec) {
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		return;
+	}
+	dist = cp_lclock_distance(&s->lc, cp_lclock_shift(&cp.table),
+				  a->now, a->r->distance);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	cp_lruvec_sizes(lruvec, &sz);
+	a->edist = dist;
+	a->elru = sz.active + sz.inactive;
+	if (a->elru)
+		cp_count(CP_STAT_REMOTE_REFAULTS, 1);
+}
+
 /*
  * Enforce: the table's verdict replaces the kernel's workingset decision.
  * PG_active is set or cleared before the folio reaches its LRU list.
  * Return: the verdict on a refault, CP_TRACE_*, for its trace event.
  */
-static u32 cp_enforce_insert(struct folio *folio, bool hit,
+static u32 cp_enforce_insert(struct folio *folio, bool hit, int enid,
 			     const struct cp_refault *r, u64 now,
 			     const struct cp_hist_ins *hist)
 {
@@ -968,6 +1060,8 @@ static u32 cp_enforce_insert(struct folio *folio, bool hit,
 	/* the histogram rides on the operation: one slot lock, not two */
 	if (hit) {
 		a.arg = meta ? CP_FLAG_META : 0;
+		if (enid >= 0 && enid != folio_nid(folio))
+			cp_evict_distance(folio, enid, &a);
 		if (!cp_policy_op(cp_folio_lruvec(folio), CP_OP_REFAULT, &a))
 			return CP_TRACE_NO_SLOT; /* leave it to the kernel */
 	} else if (!meta && READ_ONCE(cp.params.idle_pct)) {
@@ -1020,6 +1114,7 @@ static void cp_add_lru(struct folio *folio)
 	struct cp_key k;
 	unsigned long f;
 	bool shadow;
+	int enid;
 	u64 now;
 
 	if (cp_cost_stop(1))
@@ -1039,7 +1134,8 @@ static void cp_add_lru(struct folio *folio)
 		return;
 	}
 
-	shadow = cp_shadow_take(folio);
+	enid = cp_shadow_take(folio);
+	shadow = enid != CP_NO_SHADOW;
 	nr = folio_nr_pages(folio);
 	now = cp_table_clock(&cp.table);
 	for (i = 0; i < nr; i++) {
@@ -1071,7 +1167,8 @@ static void cp_add_lru(struct folio *folio)
 	}
 
 	if (!k.swap && cp_enforcing())
-		verdict = cp_enforce_insert(folio, hits, &best, now, hist);
+		verdict = cp_enforce_insert(folio, hits, enid, &best, now,
+					    hist);
 	else if (hist)
 		cp_slot_inserted(folio, hist, now);
 	if (hits && trace_clockpro_refault_enabled())
@@ -1494,8 +1591,21 @@ static void notrace name(unsigned long ip, unsigned long parent_ip,	\
 
 CP_DEFINE_FTRACE_CALLBACK(cp_eviction_fn, cp_eviction)
 CP_DEFINE_FTRACE_CALLBACK(cp_add_lru_fn, cp_add_lru)
-CP_DEFINE_FTRACE_CALLBACK(cp_refault_fn, cp_refault)
 CP_DEFINE_FTRACE_CALLBACK(cp_accessed_fn, cp_accessed)
+
+/* workingset_refault() has a second argument: the shadow entry. */
+static void notrace cp_refault_fn(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
+{
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+
+	if (bit < 0)
+		return;
+	cp_refault((struct folio *)cp_fregs_arg(fregs, 0),
+		   (void *)cp_fregs_arg(fregs, 1));
+	ftrace_test_recursion_unlock(bit);
+}
 
 /*
  * Which hooks are armed depends on the mode: observing needs insertion,

@@ -11,10 +11,12 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/nodemask.h>
 #include <linux/ptrace.h>
 #include <linux/rmap.h>
 #include <linux/swap.h>
 #include <linux/version.h>
+#include <linux/xarray.h>
 
 /*
  * The prototypes of the hooked functions, as the handlers (hooks.c) read
@@ -81,6 +83,25 @@ static inline bool cp_lruvec_mglru(struct lruvec *lruvec)
 #else
 	return false;
 #endif
+}
+
+/*
+ * The node a shadow entry says its page was evicted from, or NUMA_NO_NODE.
+ * mm/workingset.c's pack_shadow() (the same from 5.x to 7.x, classic LRU
+ * and MGLRU alike) stores, above the xarray value tag: one workingset bit,
+ * then NODES_SHIFT bits of node id, then the memcg id and the timestamp.
+ * An id that names no online node is not trusted.
+ */
+static inline int cp_shadow_nid(const void *shadow)
+{
+	unsigned long v;
+	int nid;
+
+	if (!shadow || !xa_is_value(shadow))
+		return NUMA_NO_NODE;
+	v = xa_to_value(shadow) >> 1;
+	nid = v & ((1UL << NODES_SHIFT) - 1);
+	return nid < nr_node_ids && node_online(nid) ? nid : NUMA_NO_NODE;
 }
 
 /*

@@ -3,7 +3,8 @@
 #
 # The hit-ratio benchmark behind `make bench`: the enforce workloads
 # (selftests/vm/tests/enforce.sh: loop, loop with readahead, hot set +
-# stream, two pools, Zipf, phase change, zigzag) on every kernel given,
+# stream, two pools, Zipf, phase change, moving working set, zigzag, loop
+# in a memcg) on every kernel given,
 # REPS boots each, stock classic LRU / stock MGLRU / clockpro enforce in
 # every boot.  Prints mean and standard deviation per cell, with Belady's
 # OPT from the simulator for the same access pattern at 5000 pages (the
@@ -78,6 +79,9 @@ PH=$OUT/phase.trace
 	echo "twopools $(opt 300000 gen:twopools:a=2500,b=25000,refs=400000,p=0.5)"
 	echo "zipf $(opt 300000 gen:zipf:n=15000,refs=400000,alpha=0.9)"
 	echo "phase $(opt 16000 "$PH")"
+	# moving: 4 C uniform reads over 0.8 C, then over another 0.8 C;
+	# counted over the second half of the second region's reads
+	echo "moving $(opt 30000 gen:phase:n=4000,refs=20000,phases=2)"
 	echo "zigzag $(opt 12500 gen:zigzag:n=6250,passes=6)"
 } >"$OUT/opt.txt"
 
