@@ -19,7 +19,7 @@ MODULE_SRCS := Kbuild $(wildcard module/*.c module/*.h include/clockpro/*.h)
 
 .PHONY: all module tools modules-matrix modules-new check-new check-all check check-unit check-sim check-vm \
 	shellcheck \
-	check-quick bench bench-core readme-tables bench-json bench-cost demo lint checkpatch sparse install \
+	check-quick bench bench-core readme-tables bench-json bench-cost bench-safety demo lint checkpatch sparse install \
 	dkms-install dkms-uninstall deb sign check-dkms check-modsig-vm \
 	shellcheck-dkms \
 	clean help deps
@@ -114,6 +114,10 @@ readme-tables:
 bench-json:
 	scripts/bench-json.sh $(BUILD)/bench
 
+# The safety part of `make bench` alone (NUMA loop, two memcgs, OOM, PSI).
+bench-safety: modules-matrix
+	$(MAKE) -C selftests bench-safety KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
+
 # The CPU-cost part of `make bench` alone (qemu -icount, instructions per op).
 bench-cost: modules-matrix
 	$(MAKE) -C selftests bench-cost KVERS="$(MATRIX_KVERS)" BUILD=$(BUILD)
@@ -203,6 +207,7 @@ help:
 	@echo "make check-quick fast user-space tests only"
 	@echo "make bench       hit-ratio matrix (VM), table cost and CPU cost benchmarks"
 	@echo "make bench-cost  CPU cost alone: instructions per op under qemu -icount"
+	@echo "make bench-safety  NUMA loop, two memcgs, OOM kills, PSI: stock vs enforce"
 	@echo "make bench-json  .build/bench/results.json (+ cost.png) from the bench CSVs"
 	@echo "make lint        checkpatch --strict, sparse, W=1 on every kernel"
 	@echo "make install     install for KVER (docs/install.md)"

@@ -4,7 +4,8 @@
 # One file for every figure `make bench` measured: results.json, made from
 # the CSV files of a bench directory (results.csv: hit ratios of bench.sh;
 # programs.csv: MiB read by real programs, bench-programs.sh; cost.csv:
-# instructions per operation, bench-cost.sh).  Each part carries the
+# instructions per operation, bench-cost.sh; safety.csv: NUMA, memcgs, OOM
+# and PSI, bench-safety.sh).  Each part carries the
 # commit its modules were built from (FILE.rev) and the file's date; a
 # part whose CSV is missing is null.  Numbers stay numbers, empty cells
 # and "n/a" are null.  Also draws cost.png (observe and enforce, % over
@@ -60,6 +61,8 @@ trap 'rm -f "$tmp"' EXIT
 	part programs "$BENCH/programs.csv"
 	printf ',\n'
 	part cost "$BENCH/cost.csv"
+	printf ',\n'
+	part safety "$BENCH/safety.csv"
 	printf '\n}\n'
 } >"$tmp"
 mv "$tmp" "$OUT"

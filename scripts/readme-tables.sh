@@ -5,7 +5,8 @@
 # each block between "<!-- bench:NAME -->" and "<!-- /bench:NAME -->" is
 # replaced by the table made from .build/bench (NAME: enforce, from
 # results.csv of bench.sh; programs, from programs.csv of
-# bench-programs.sh; cost, from cost.md of bench-cost.sh), with a line
+# bench-programs.sh; cost, from cost.md of bench-cost.sh; safety, from
+# safety.csv of bench-safety.sh), with a line
 # naming the commit and date of the files.  A block whose source is missing
 # is left as it is, and said so.
 #
@@ -92,10 +93,42 @@ cost_table() {
 	stamp "$BENCH/cost.csv"
 }
 
+safety_table() {
+	f=$BENCH/safety.csv
+	[ -s "$f" ] || return 1
+	awk -F, 'NR > 1 { k = $1; sub(/-amd64/, "", k)
+		if (!(k in seen)) { seen[k] = 1; ks[nk++] = k }
+		s[k, $3] += $4; c[k, $3] += $5; n[k, $3]++; b[k, $2] = 1 }
+	function cell(k, m, fmt) {
+		if (!n[k, m]) return "-"
+		return sprintf(fmt " / **" fmt "**", s[k, m] / n[k, m], c[k, m] / n[k, m])
+	}
+	END {
+		split("numa_loop memcg_a memcg_b oom_kills oom_loop psi_us_per_page", ms, " ")
+		lab["numa_loop"] = "loop 1.25 C over two NUMA nodes, passes 3-8"
+		lab["memcg_a"] = "two memcgs at once, each looping 1.25 x its `memory.max`: cgroup a"
+		lab["memcg_b"] = "the same, cgroup b"
+		lab["oom_kills"] = "OOM kills: anonymous memory and a file loop near `memory.max`"
+		lab["oom_loop"] = "that file loop, passes 3-4"
+		lab["psi_us_per_page"] = "PSI memory stall per page read while thrashing, us (observe / enforce)"
+		printf "| |"; for (i = 0; i < nk; i++) printf " %s |", ks[i]; print ""
+		printf "|---|"; for (i = 0; i < nk; i++) printf "--:|"; print ""
+		for (j = 1; j <= 6; j++) {
+			m = ms[j]; fmt = m == "oom_kills" ? "%.0f" : m == "psi_us_per_page" ? "%.1f" : "%.2f"
+			printf "| %s |", lab[m]
+			for (i = 0; i < nk; i++) printf " %s |", cell(ks[i], m, fmt)
+			print ""
+		}
+		nb = 0; for (x in b) nb++; nb = nk ? nb / nk : 0
+		printf "\nStock / clockpro enforce (hit ratios unless said), mean over %d boot(s); guests of two NUMA nodes and two vCPUs, classic LRU.\n", nb
+	}' "$f"
+	stamp "$f"
+}
+
 if [ -n "$PRINT" ]; then
 	case $PRINT in
-	enforce | programs | cost) "${PRINT}_table" ;;
-	*) echo "readme-tables: no table $PRINT (enforce, programs, cost)" >&2; exit 2 ;;
+	enforce | programs | cost | safety) "${PRINT}_table" ;;
+	*) echo "readme-tables: no table $PRINT (enforce, programs, cost, safety)" >&2; exit 2 ;;
 	esac
 	exit
 fi
@@ -103,7 +136,7 @@ fi
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.t"' EXIT
 cp "$README" "$tmp"
-for name in enforce programs cost; do
+for name in enforce programs cost safety; do
 	grep -q "<!-- bench:$name -->" "$tmp" || continue
 	if ! "${name}_table" >"$tmp.t"; then
 		echo "readme-tables: no $name results in $BENCH: its table left as it is" >&2
