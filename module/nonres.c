@@ -61,24 +61,25 @@
  * forms:
  *
  *	0		both slots empty
- *	c		one entry, in the low half
+ *	c << 32		one entry, in the high half
  *	a << 32 | b	two entries, a the older
  *
  * so the oldest entry of a full bucket is the oldest of the eight high
- * halves.  An insert into a full bucket, the common case, makes one pass
- * that ranks both halves of each word with one 64-bit subtraction, keeps
- * the lowest word and the lowest low half, and writes the chosen word
- * back as its younger entry and the new one, in their order.  A lookup
- * compares the check values two cookies at a time, without branches,
- * computes an age only for a match, and writes the matched word back as
- * the other entry alone.  A bucket with a free slot, an oldest entry
- * that has expired, or a low half ranked before the chosen high half
- * goes to the exact path, cp_remember_slow(), which ranks all 16.  The
- * last happens only when the older entry of a word has been expired so
- * long (past 1791 steps, its bucket seeing no insert for 767 steps) that
- * its timestamp wrapped and it reads as young: the order within the word
- * is then stale, and the pass notices it instead of displacing the wrong
- * entry.
+ * halves, and a bucket is full when no low half is zero.  An insert into
+ * a full bucket, the common case, makes one pass that ranks both halves
+ * of each word with one 64-bit subtraction, multiplies the low halves
+ * (a zero product: a free slot), keeps the lowest word and the lowest
+ * low half, and writes the chosen word back as its younger entry and
+ * the new one, in their order.  A lookup compares the check values two
+ * cookies at a time, without branches, computes an age only for a match,
+ * and writes the matched word back as the other entry alone.  A bucket
+ * with a free slot, an oldest entry that has expired, or a low half
+ * ranked before the chosen high half goes to the exact path,
+ * cp_remember_slow(), which ranks all 16.  The last happens only when
+ * the older entry of a word has been expired so long (past 1791 steps,
+ * its bucket seeing no insert for 767 steps) that its timestamp wrapped
+ * and it reads as young: the order within the word is then stale, and
+ * the pass notices it instead of displacing the wrong entry.
  *
  * Per order-0 page, with the key hash (two 64x64->128-bit multiplies,
  * 17 instructions) and the caller's loop (callgrind,
@@ -257,15 +258,15 @@ static inline bool cp_live(u32 cookie, u32 base)
  * (by value, whatever the byte order) has one of three forms:
  *
  *	0		both slots empty
- *	c		one entry, in the low half: the high half is free
+ *	c << 32		one entry, in the high half: the low half is free
  *	a << 32 | b	two entries, a ranked no later than b (a older)
  *
  * Every write keeps them: an insert or a claim replaces the whole word
- * with cmpxchg.  So a word below CP_PAIR_FULL has a free slot, and the
- * oldest entry of a full word is its high half: an insert into a full
+ * with cmpxchg.  So a word whose low half is zero has a free slot, and
+ * the oldest entry of a word is its high half: an insert into a full
  * bucket ranks 8 cookies, not 16.
  */
-#define CP_PAIR_FULL	((u64)1 << 32)
+#define CP_PAIR_HI	((u64)1 << 32)
 
 static inline u32 cp_hi(u64 w)
 {
@@ -281,7 +282,7 @@ static inline u32 cp_lo(u64 w)
 static inline u64 cp_pair(u32 a, u32 b, u32 base)
 {
 	if (!a || !b)
-		return a | b;
+		return (u64)(a | b) << 32;
 	if (cp_rank(a, base) > cp_rank(b, base))
 		return (u64)b << 32 | a;
 	return (u64)a << 32 | b;
@@ -302,13 +303,11 @@ static inline u64 cp_pair_live(u64 w, u32 base, u32 *gone)
 
 /*
  * Replacement rank of a word: that of its oldest entry, and at most
- * CP_RANK_EMPTY when it has a free slot.
+ * CP_RANK_EMPTY when it has a free slot (cp_rank() of a zero half).
  */
 static inline u32 cp_pair_rank(u64 w, u32 base)
 {
-	u32 r = min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));
-
-	return w < CP_PAIR_FULL ? min(r, CP_RANK_EMPTY) : r;
+	return min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));
 }
 
 /**
@@ -425,10 +424,11 @@ cp_remember_slow(u64 *w, u32 base, u32 cookie, int attempts, u32 *expired)
 			cleared += cp_sweep(w, base, victim);
 		live = cp_pair_live(old, base, &gone);
 		/* of two live entries, the younger (low) one stays */
-		pair = cp_pair(cp_lo(live), cookie, base);
+		pair = cp_pair(cp_lo(live) ? cp_lo(live) : cp_hi(live), cookie,
+			       base);
 		if (cp_cmpxchg64(&w[victim], old, pair) == old) {
 			cleared += gone;
-			res = live >= CP_PAIR_FULL ? CP_REMEMBER_DISPLACED :
+			res = cp_lo(live) ? CP_REMEMBER_DISPLACED :
 			      cleared ? CP_REMEMBER_EXPIRED :
 			      CP_REMEMBER_EMPTY;
 			break;
@@ -469,13 +469,13 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	u32 now_ts = cp_ts(t, when);
 	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
 		     cp_check(hash);
-	u32 base = cp_rank_base(now_ts), victim = 0, lo = ~0U, j;
+	u32 base = cp_rank_base(now_ts), victim = 0, lo = ~0U, full = 1, j;
 	/*
 	 * Adding @nbase subtracts @base from both halves of a word: the low
 	 * half is the rank of the low entry, the high half that of the high
 	 * entry, less a borrow that only its check bits see.
 	 */
-	u64 nbase = -((u64)base << 32 | base), best = ~0ULL, old, pair;
+	u64 nbase = (u64)base * -(CP_PAIR_HI + 1), best = ~0ULL, old, pair;
 
 	/* an opaque addend: one lea per word, not a copy and a subtract */
 	OPTIMIZER_HIDE_VAR(nbase);
@@ -483,8 +483,12 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	for (j = 0; j < CP_WORDS; j++) {
 		u64 v = READ_ONCE(w[j]), rank = v + nbase;
 
-		if (unlikely(v < CP_PAIR_FULL))
-			return cp_remember_slow(w, base, cookie, 3, expired);
+		/*
+		 * A free slot is a zero low half: the product of the low
+		 * halves is zero (or, about once in 2^14 full buckets, its
+		 * factors of two overflow: the exact path then decides).
+		 */
+		full *= cp_lo(v);
 		lo = min(lo, cp_lo(rank));
 		if (rank < best) {
 			best = rank;
@@ -492,15 +496,23 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 		}
 	}
 	/*
-	 * The oldest entry has expired (clear them all), or a low half ranks
-	 * before its high half: the older one has been expired so long that
-	 * its timestamp wrapped, the bucket unvisited all that time.
+	 * A free slot, the oldest entry expired (clear them all), or a low
+	 * half ranked before its high half: the older one has been expired
+	 * so long that its timestamp wrapped, the bucket unvisited all that
+	 * time.
 	 */
-	if (unlikely(cp_hi(best) < CP_RANK_EMPTY || lo < cp_hi(best)))
+	if (unlikely(!full || cp_hi(best) < CP_RANK_EMPTY ||
+		     lo < cp_hi(best)))
 		return cp_remember_slow(w, base, cookie, 3, expired);
 	old = best - nbase;
-	/* the younger entry of the word stays, with the new one */
-	pair = cp_pair(cp_lo(old), cookie, base);
+	/*
+	 * The younger entry of the word stays, with the new one: the low
+	 * half of @best is its rank.
+	 */
+	if (unlikely(cp_lo(best) > cookie - base))
+		pair = (u64)cookie << 32 | cp_lo(old);
+	else
+		pair = (u64)cp_lo(old) << 32 | cookie;
 	if (unlikely(cp_cmpxchg64(&w[victim], old, pair) != old))
 		return cp_remember_slow(w, base, cookie, 2, expired);
 	if (expired)
@@ -555,14 +567,14 @@ static __always_inline u32 cp_match_age(u32 c, u32 check, u32 now_ts)
 
 /*
  * Claim the entry of match bit @bit, @age steps old, in word value @v:
- * the word becomes the other entry alone (its half, shifted down).
+ * the word becomes the other entry alone, in the high half.
  * Return: false if another CPU changed the word first.
  */
 static __always_inline bool cp_take(const struct cp_table *t, u64 *w,
 				    u32 bit, u64 v, u32 age,
 				    struct cp_refault *r)
 {
-	u64 rest = (u32)(v >> (~bit & 32));
+	u64 rest = (v << (bit & 32)) & -CP_PAIR_HI;
 
 	if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)
 		return false;
