@@ -558,9 +558,15 @@ static inline u32 cp_match_cookie(u64 v, u32 bit)
  */
 static __always_inline u32 cp_match_age(u32 c, u32 check, u32 now_ts)
 {
-	u32 age = cp_age(c, now_ts);
+	u32 age = (now_ts - (c >> CP_TS_SHIFT)) & CP_TS_MASK;
 
-	if ((c & CP_CHECK_MASK) != check || cp_expired(age))
+	/* cp_expired(cp_age()), with the usual ages tested first */
+	if (unlikely(cp_expired(age))) {
+		if (cp_expired(cp_age(c, now_ts)))
+			return CP_TS_RANGE;
+		age = 0;
+	}
+	if ((c & CP_CHECK_MASK) != check)
 		return CP_TS_RANGE;
 	return age;
 }
@@ -654,7 +660,8 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 
 	if (likely(!match))
 		return false;
-	now_ts = cp_ts(t, now);
+	/* unmasked: every use masks the difference (cp_age()) */
+	now_ts = (u32)(now >> t->shift);
 	bit = __builtin_ctzll(match);
 	v = READ_ONCE(w[cp_match_word(bit)]);
 	age = cp_match_age(cp_match_cookie(v, bit), check, now_ts);

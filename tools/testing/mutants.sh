@@ -20,10 +20,11 @@ mkdir -p "$out"
 mutants=$(cat <<'EOF'
 nonres|distance always 0|r->distance = (u64)age << t->shift;|r->distance = 0;
 nonres|distance one step long|r->distance = (u64)age << t->shift;|r->distance = (u64)(age + 1) << t->shift;
-nonres|lookup never matches|if ((c & CP_CHECK_MASK) != check \|\| cp_expired(age))|if (1)
+nonres|lookup never matches|if ((c & CP_CHECK_MASK) != check)|if (1)
 nonres|lookup does not consume|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, v) != v)
 nonres|lookup takes the oldest match|if (age < best_age) {|if (age < CP_TS_RANGE && (best_age == CP_TS_RANGE \|\| age > best_age)) {
-nonres|lookup ignores expiry|if ((c & CP_CHECK_MASK) != check \|\| cp_expired(age))|if ((c & CP_CHECK_MASK) != check)
+nonres|lookup ignores expiry|if (cp_expired(cp_age(c, now_ts)))|if (0)
+nonres|lookup: a future entry read as old|		age = 0;|		(void)0;
 nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RANGE / 2 + 1;
 nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
 nonres|full bucket: a word other than the oldest's|old = best - nbase;|old = READ_ONCE(w[victim ^= 1]);
