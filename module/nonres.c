@@ -466,10 +466,10 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 					  u64 when, u32 flags, u32 *expired)
 {
 	u64 *w = (u64 *)cp_bucket(t, hash);
-	u32 now_ts = cp_ts(t, when);
-	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
-		     cp_check(hash);
-	u32 base = cp_rank_base(now_ts), victim = 0, lo = ~0U, full = 1, j;
+	u32 stamp = cp_ts(t, when) << CP_TS_SHIFT;
+	u32 cookie = stamp | (flags & CP_FLAG_ACTIVE) | cp_check(hash);
+	/* cp_rank_base() of the timestamp, from its shifted value */
+	u32 base = stamp + cp_rank_base(0), victim = 0, lo = ~0U, full = 1, j;
 	/*
 	 * Adding @nbase subtracts @base from both halves of a word: the low
 	 * half is the rank of the low entry, the high half that of the high
@@ -485,7 +485,7 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 
 		/*
 		 * A free slot is a zero low half: the product of the low
-		 * halves is zero (or, about once in 2^14 full buckets, its
+		 * halves is zero (or, about once in 30 000 full buckets, its
 		 * factors of two overflow: the exact path then decides).
 		 */
 		full *= cp_lo(v);
@@ -503,18 +503,18 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	 */
 	if (unlikely(!full || cp_hi(best) < CP_RANK_EMPTY ||
 		     lo < cp_hi(best)))
-		return cp_remember_slow(w, base, cookie, 3, expired);
+		return cp_remember_slow(w, -(u32)nbase, cookie, 3, expired);
 	old = best - nbase;
 	/*
 	 * The younger entry of the word stays, with the new one: the low
 	 * half of @best is its rank.
 	 */
-	if (unlikely(cp_lo(best) > cookie - base))
+	if (unlikely(cp_lo(best) > cookie + (u32)nbase))
 		pair = (u64)cookie << 32 | cp_lo(old);
 	else
 		pair = (u64)cp_lo(old) << 32 | cookie;
 	if (unlikely(cp_cmpxchg64(&w[victim], old, pair) != old))
-		return cp_remember_slow(w, base, cookie, 2, expired);
+		return cp_remember_slow(w, -(u32)nbase, cookie, 2, expired);
 	if (expired)
 		*expired = 0;
 	return CP_REMEMBER_DISPLACED;
@@ -541,9 +541,9 @@ static __always_inline u64 cp_match(const u64 *w, u32 check)
 }
 
 /* Word of match bit @bit of cp_match()'s mask. */
-static inline u32 cp_match_word(u32 bit)
+static inline unsigned long cp_match_word(u32 bit)
 {
-	return (bit & 31) - CP_CHECK_BITS;
+	return (unsigned long)(bit & 31) - CP_CHECK_BITS;
 }
 
 /* Its cookie in word value @v: bit 5 of @bit says the high half. */
@@ -580,7 +580,9 @@ static __always_inline bool cp_take(const struct cp_table *t, u64 *w,
 				    u32 bit, u64 v, u32 age,
 				    struct cp_refault *r)
 {
-	u64 rest = (v << (bit & 32)) & -CP_PAIR_HI;
+	u32 half = bit & 32;
+	/* the claimed half cleared; the low entry, if it is left, moves up */
+	u64 rest = (v ^ (u64)cp_match_cookie(v, bit) << half) << half;
 
 	if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)
 		return false;

@@ -29,7 +29,7 @@ nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RAN
 nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
 nonres|full bucket: a word other than the oldest's|old = best - nbase;|old = READ_ONCE(w[victim ^= 1]);
 nonres|full bucket: the younger entry displaced|pair = (u64)cp_lo(old) << 32 \| cookie;|pair = (u64)cp_hi(old) << 32 \| cookie;
-nonres|full bucket: the new entry always young|if (unlikely(cp_lo(best) > cookie - base))|if (0)
+nonres|full bucket: the new entry always young|if (unlikely(cp_lo(best) > cookie + (u32)nbase))|if (0)
 nonres|expired slots not cleared|if (gone && cp_cmpxchg64(&w[j], v, live) == v)|if (0)
 nonres|10-bit timestamps|return (u32)(clock >> t->shift) & CP_TS_MASK;|return (u32)(clock >> t->shift) & 0x3ff;
 nonres|coarse steps (64 per capacity)|(1ULL << (CP_STEPS_SHIFT + 1))|(1ULL << (CP_STEPS_SHIFT - 2))
@@ -43,10 +43,10 @@ nonres|slow remember without cmpxchg|if (cp_cmpxchg64(&w[victim], old, pair) == 
 nonres|expired victim taken on the fast path|if (unlikely(!full \|\| cp_hi(best) < CP_RANK_EMPTY \|\||if (unlikely(!full \|\|
 nonres|remember: no guard for a wrapped high half|	     lo < cp_hi(best)))|	     0))
 nonres|lookup: half of a match ignored|return (u32)(v >> (bit & 32));|return (u32)v;
-nonres|lookup: word of a match off by one|return (bit & 31) - CP_CHECK_BITS;|return ((bit & 31) - CP_CHECK_BITS) ^ 1;
+nonres|lookup: word of a match off by one|return (unsigned long)(bit & 31) - CP_CHECK_BITS;|return ((unsigned long)(bit & 31) - CP_CHECK_BITS) ^ 1;
 nonres|lookup without cmpxchg|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)|if ((WRITE_ONCE(w[cp_match_word(bit)], rest), 0))
 nonres|hash ignores the index|u64 b = ((u64)index ^ 0xe7037ed1a0b428dbULL)|u64 b = ((u64)(index & 0xff) ^ 0xe7037ed1a0b428dbULL)
-nonres|lookup: claim leaves the other entry low|u64 rest = (v << (bit & 32)) & -CP_PAIR_HI;|u64 rest = (u32)(v >> (~bit & 32));
+nonres|lookup: claim leaves the other entry low|u64 rest = (v ^ (u64)cp_match_cookie(v, bit) << half) << half;|u64 rest = (u32)(v >> (~bit & 32));
 nonres|lookup: several matches, first taken|if (likely(!(match & (match - 1)) && age < CP_TS_RANGE &&|if (likely(age < CP_TS_RANGE &&
 nonres|free words not seen|full *= cp_lo(v);|(void)0;
 nonres|free words not seen, but empty ones|full *= cp_lo(v);|full *= v != 0;
