@@ -83,8 +83,8 @@
  *
  * Per order-0 page, with the key hash (two 64x64->128-bit multiplies,
  * 17 instructions) and the caller's loop (callgrind,
- * tools/testing/bench.sh): remember about 161 instructions, lookup hit
- * 158, miss 111; the pass over a full bucket is 8 per word.
+ * tools/testing/bench.sh): remember about 145 instructions, lookup hit
+ * 152, miss 111; the pass over a full bucket is 7 per word.
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
