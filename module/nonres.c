@@ -61,29 +61,30 @@
  * forms:
  *
  *	0		both slots empty
- *	c		one entry, in the low half
+ *	c << 32		one entry, in the high half
  *	a << 32 | b	two entries, a the older
  *
  * so the oldest entry of a full bucket is the oldest of the eight high
- * halves.  An insert into a full bucket, the common case, makes one pass
- * that ranks both halves of each word with one 64-bit subtraction, keeps
- * the lowest word and the lowest low half, and writes the chosen word
- * back as its younger entry and the new one, in their order.  A lookup
- * compares the check values two cookies at a time, without branches,
- * computes an age only for a match, and writes the matched word back as
- * the other entry alone.  A bucket with a free slot, an oldest entry
- * that has expired, or a low half ranked before the chosen high half
- * goes to the exact path, cp_remember_slow(), which ranks all 16.  The
- * last happens only when the older entry of a word has been expired so
- * long (past 1791 steps, its bucket seeing no insert for 767 steps) that
- * its timestamp wrapped and it reads as young: the order within the word
- * is then stale, and the pass notices it instead of displacing the wrong
- * entry.
+ * halves, and a bucket is full when no low half is zero.  An insert into
+ * a full bucket, the common case, makes one pass that ranks both halves
+ * of each word with one 64-bit subtraction, multiplies the low halves
+ * (a zero product: a free slot), keeps the lowest word and the lowest
+ * low half, and writes the chosen word back as its younger entry and
+ * the new one, in their order.  A lookup compares the check values two
+ * cookies at a time, without branches, computes an age only for a match,
+ * and writes the matched word back as the other entry alone.  A bucket
+ * with a free slot, an oldest entry that has expired, or a low half
+ * ranked before the chosen high half goes to the exact path,
+ * cp_remember_slow(), which ranks all 16.  The last happens only when
+ * the older entry of a word has been expired so long (past 1791 steps,
+ * its bucket seeing no insert for 767 steps) that its timestamp wrapped
+ * and it reads as young: the order within the word is then stale, and
+ * the pass notices it instead of displacing the wrong entry.
  *
  * Per order-0 page, with the key hash (two 64x64->128-bit multiplies,
  * 17 instructions) and the caller's loop (callgrind,
- * tools/testing/bench.sh): remember about 161 instructions, lookup hit
- * 158, miss 111; the pass over a full bucket is 8 per word.
+ * tools/testing/bench.sh): remember about 145 instructions, lookup hit
+ * 152, miss 111; the pass over a full bucket is 7 per word.
  * Sixteen cookies per line instead of fifteen is what keeps the cost at
  * exactly 4 bytes per page.
  *
@@ -257,15 +258,15 @@ static inline bool cp_live(u32 cookie, u32 base)
  * (by value, whatever the byte order) has one of three forms:
  *
  *	0		both slots empty
- *	c		one entry, in the low half: the high half is free
+ *	c << 32		one entry, in the high half: the low half is free
  *	a << 32 | b	two entries, a ranked no later than b (a older)
  *
  * Every write keeps them: an insert or a claim replaces the whole word
- * with cmpxchg.  So a word below CP_PAIR_FULL has a free slot, and the
- * oldest entry of a full word is its high half: an insert into a full
+ * with cmpxchg.  So a word whose low half is zero has a free slot, and
+ * the oldest entry of a word is its high half: an insert into a full
  * bucket ranks 8 cookies, not 16.
  */
-#define CP_PAIR_FULL	((u64)1 << 32)
+#define CP_PAIR_HI	((u64)1 << 32)
 
 static inline u32 cp_hi(u64 w)
 {
@@ -281,7 +282,7 @@ static inline u32 cp_lo(u64 w)
 static inline u64 cp_pair(u32 a, u32 b, u32 base)
 {
 	if (!a || !b)
-		return a | b;
+		return (u64)(a | b) << 32;
 	if (cp_rank(a, base) > cp_rank(b, base))
 		return (u64)b << 32 | a;
 	return (u64)a << 32 | b;
@@ -302,13 +303,11 @@ static inline u64 cp_pair_live(u64 w, u32 base, u32 *gone)
 
 /*
  * Replacement rank of a word: that of its oldest entry, and at most
- * CP_RANK_EMPTY when it has a free slot.
+ * CP_RANK_EMPTY when it has a free slot (cp_rank() of a zero half).
  */
 static inline u32 cp_pair_rank(u64 w, u32 base)
 {
-	u32 r = min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));
-
-	return w < CP_PAIR_FULL ? min(r, CP_RANK_EMPTY) : r;
+	return min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));
 }
 
 /**
@@ -425,10 +424,11 @@ cp_remember_slow(u64 *w, u32 base, u32 cookie, int attempts, u32 *expired)
 			cleared += cp_sweep(w, base, victim);
 		live = cp_pair_live(old, base, &gone);
 		/* of two live entries, the younger (low) one stays */
-		pair = cp_pair(cp_lo(live), cookie, base);
+		pair = cp_pair(cp_lo(live) ? cp_lo(live) : cp_hi(live), cookie,
+			       base);
 		if (cp_cmpxchg64(&w[victim], old, pair) == old) {
 			cleared += gone;
-			res = live >= CP_PAIR_FULL ? CP_REMEMBER_DISPLACED :
+			res = cp_lo(live) ? CP_REMEMBER_DISPLACED :
 			      cleared ? CP_REMEMBER_EXPIRED :
 			      CP_REMEMBER_EMPTY;
 			break;
@@ -466,16 +466,16 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 					  u64 when, u32 flags, u32 *expired)
 {
 	u64 *w = (u64 *)cp_bucket(t, hash);
-	u32 now_ts = cp_ts(t, when);
-	u32 cookie = now_ts << CP_TS_SHIFT | (flags & CP_FLAG_ACTIVE) |
-		     cp_check(hash);
-	u32 base = cp_rank_base(now_ts), victim = 0, lo = ~0U, j;
+	u32 stamp = cp_ts(t, when) << CP_TS_SHIFT;
+	u32 cookie = stamp | (flags & CP_FLAG_ACTIVE) | cp_check(hash);
+	/* cp_rank_base() of the timestamp, from its shifted value */
+	u32 base = stamp + cp_rank_base(0), victim = 0, lo = ~0U, full = 1, j;
 	/*
 	 * Adding @nbase subtracts @base from both halves of a word: the low
 	 * half is the rank of the low entry, the high half that of the high
 	 * entry, less a borrow that only its check bits see.
 	 */
-	u64 nbase = -((u64)base << 32 | base), best = ~0ULL, old, pair;
+	u64 nbase = (u64)base * -(CP_PAIR_HI + 1), best = ~0ULL, old, pair;
 
 	/* an opaque addend: one lea per word, not a copy and a subtract */
 	OPTIMIZER_HIDE_VAR(nbase);
@@ -483,8 +483,12 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 	for (j = 0; j < CP_WORDS; j++) {
 		u64 v = READ_ONCE(w[j]), rank = v + nbase;
 
-		if (unlikely(v < CP_PAIR_FULL))
-			return cp_remember_slow(w, base, cookie, 3, expired);
+		/*
+		 * A free slot is a zero low half: the product of the low
+		 * halves is zero (or, about once in 30 000 full buckets, its
+		 * factors of two overflow: the exact path then decides).
+		 */
+		full *= cp_lo(v);
 		lo = min(lo, cp_lo(rank));
 		if (rank < best) {
 			best = rank;
@@ -492,17 +496,25 @@ enum cp_remember_result cp_table_remember(struct cp_table *t, u64 hash,
 		}
 	}
 	/*
-	 * The oldest entry has expired (clear them all), or a low half ranks
-	 * before its high half: the older one has been expired so long that
-	 * its timestamp wrapped, the bucket unvisited all that time.
+	 * A free slot, the oldest entry expired (clear them all), or a low
+	 * half ranked before its high half: the older one has been expired
+	 * so long that its timestamp wrapped, the bucket unvisited all that
+	 * time.
 	 */
-	if (unlikely(cp_hi(best) < CP_RANK_EMPTY || lo < cp_hi(best)))
-		return cp_remember_slow(w, base, cookie, 3, expired);
+	if (unlikely(!full || cp_hi(best) < CP_RANK_EMPTY ||
+		     lo < cp_hi(best)))
+		return cp_remember_slow(w, -(u32)nbase, cookie, 3, expired);
 	old = best - nbase;
-	/* the younger entry of the word stays, with the new one */
-	pair = cp_pair(cp_lo(old), cookie, base);
+	/*
+	 * The younger entry of the word stays, with the new one: the low
+	 * half of @best is its rank.
+	 */
+	if (unlikely(cp_lo(best) > cookie + (u32)nbase))
+		pair = (u64)cookie << 32 | cp_lo(old);
+	else
+		pair = (u64)cp_lo(old) << 32 | cookie;
 	if (unlikely(cp_cmpxchg64(&w[victim], old, pair) != old))
-		return cp_remember_slow(w, base, cookie, 2, expired);
+		return cp_remember_slow(w, -(u32)nbase, cookie, 2, expired);
 	if (expired)
 		*expired = 0;
 	return CP_REMEMBER_DISPLACED;
@@ -529,9 +541,9 @@ static __always_inline u64 cp_match(const u64 *w, u32 check)
 }
 
 /* Word of match bit @bit of cp_match()'s mask. */
-static inline u32 cp_match_word(u32 bit)
+static inline unsigned long cp_match_word(u32 bit)
 {
-	return (bit & 31) - CP_CHECK_BITS;
+	return (unsigned long)(bit & 31) - CP_CHECK_BITS;
 }
 
 /* Its cookie in word value @v: bit 5 of @bit says the high half. */
@@ -546,23 +558,31 @@ static inline u32 cp_match_cookie(u64 v, u32 bit)
  */
 static __always_inline u32 cp_match_age(u32 c, u32 check, u32 now_ts)
 {
-	u32 age = cp_age(c, now_ts);
+	u32 age = (now_ts - (c >> CP_TS_SHIFT)) & CP_TS_MASK;
 
-	if ((c & CP_CHECK_MASK) != check || cp_expired(age))
+	/* cp_expired(cp_age()), with the usual ages tested first */
+	if (unlikely(cp_expired(age))) {
+		if (cp_expired(cp_age(c, now_ts)))
+			return CP_TS_RANGE;
+		age = 0;
+	}
+	if ((c & CP_CHECK_MASK) != check)
 		return CP_TS_RANGE;
 	return age;
 }
 
 /*
  * Claim the entry of match bit @bit, @age steps old, in word value @v:
- * the word becomes the other entry alone (its half, shifted down).
+ * the word becomes the other entry alone, in the high half.
  * Return: false if another CPU changed the word first.
  */
 static __always_inline bool cp_take(const struct cp_table *t, u64 *w,
 				    u32 bit, u64 v, u32 age,
 				    struct cp_refault *r)
 {
-	u64 rest = (u32)(v >> (~bit & 32));
+	u32 half = bit & 32;
+	/* the claimed half cleared; the low entry, if it is left, moves up */
+	u64 rest = (v ^ (u64)cp_match_cookie(v, bit) << half) << half;
 
 	if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)
 		return false;
@@ -642,7 +662,8 @@ bool cp_table_lookup(struct cp_table *t, u64 hash, u64 now,
 
 	if (likely(!match))
 		return false;
-	now_ts = cp_ts(t, now);
+	/* unmasked: every use masks the difference (cp_age()) */
+	now_ts = (u32)(now >> t->shift);
 	bit = __builtin_ctzll(match);
 	v = READ_ONCE(w[cp_match_word(bit)]);
 	age = cp_match_age(cp_match_cookie(v, bit), check, now_ts);

@@ -20,14 +20,16 @@ mkdir -p "$out"
 mutants=$(cat <<'EOF'
 nonres|distance always 0|r->distance = (u64)age << t->shift;|r->distance = 0;
 nonres|distance one step long|r->distance = (u64)age << t->shift;|r->distance = (u64)(age + 1) << t->shift;
-nonres|lookup never matches|if ((c & CP_CHECK_MASK) != check \|\| cp_expired(age))|if (1)
+nonres|lookup never matches|if ((c & CP_CHECK_MASK) != check)|if (1)
 nonres|lookup does not consume|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, v) != v)
 nonres|lookup takes the oldest match|if (age < best_age) {|if (age < CP_TS_RANGE && (best_age == CP_TS_RANGE \|\| age > best_age)) {
-nonres|lookup ignores expiry|if ((c & CP_CHECK_MASK) != check \|\| cp_expired(age))|if ((c & CP_CHECK_MASK) != check)
+nonres|lookup ignores expiry|if (cp_expired(cp_age(c, now_ts)))|if (0)
+nonres|lookup: a future entry read as old|		age = 0;|		(void)0;
 nonres|expiry one step late|return age > CP_TS_RANGE / 2;|return age > CP_TS_RANGE / 2 + 1;
 nonres|expiry one step early|return age > CP_TS_RANGE / 2;|return age >= CP_TS_RANGE / 2;
 nonres|full bucket: a word other than the oldest's|old = best - nbase;|old = READ_ONCE(w[victim ^= 1]);
-nonres|full bucket: the younger entry displaced|pair = cp_pair(cp_lo(old), cookie, base);|pair = cp_pair(cp_hi(old), cookie, base);
+nonres|full bucket: the younger entry displaced|pair = (u64)cp_lo(old) << 32 \| cookie;|pair = (u64)cp_hi(old) << 32 \| cookie;
+nonres|full bucket: the new entry always young|if (unlikely(cp_lo(best) > cookie + (u32)nbase))|if (0)
 nonres|expired slots not cleared|if (gone && cp_cmpxchg64(&w[j], v, live) == v)|if (0)
 nonres|10-bit timestamps|return (u32)(clock >> t->shift) & CP_TS_MASK;|return (u32)(clock >> t->shift) & 0x3ff;
 nonres|coarse steps (64 per capacity)|(1ULL << (CP_STEPS_SHIFT + 1))|(1ULL << (CP_STEPS_SHIFT - 2))
@@ -38,20 +40,21 @@ nonres|clock_advance returns the new clock|return (u64)cp_atomic64_add_return(nr
 nonres|count includes expired|if (c && !cp_expired(cp_age(c, now_ts)))|if (c)
 nonres|remember without cmpxchg|if (unlikely(cp_cmpxchg64(&w[victim], old, pair) != old))|if (unlikely((WRITE_ONCE(w[victim], pair), 0)))
 nonres|slow remember without cmpxchg|if (cp_cmpxchg64(&w[victim], old, pair) == old) {|if ((WRITE_ONCE(w[victim], pair), 1)) {
-nonres|expired victim taken on the fast path|if (unlikely(cp_hi(best) < CP_RANK_EMPTY \|\| lo < cp_hi(best)))|if (unlikely(lo < cp_hi(best)))
-nonres|remember: no guard for a wrapped high half|if (unlikely(cp_hi(best) < CP_RANK_EMPTY \|\| lo < cp_hi(best)))|if (unlikely(cp_hi(best) < CP_RANK_EMPTY))
+nonres|expired victim taken on the fast path|if (unlikely(!full \|\| cp_hi(best) < CP_RANK_EMPTY \|\||if (unlikely(!full \|\|
+nonres|remember: no guard for a wrapped high half|	     lo < cp_hi(best)))|	     0))
 nonres|lookup: half of a match ignored|return (u32)(v >> (bit & 32));|return (u32)v;
-nonres|lookup: word of a match off by one|return (bit & 31) - CP_CHECK_BITS;|return ((bit & 31) - CP_CHECK_BITS) ^ 1;
+nonres|lookup: word of a match off by one|return (unsigned long)(bit & 31) - CP_CHECK_BITS;|return ((unsigned long)(bit & 31) - CP_CHECK_BITS) ^ 1;
 nonres|lookup without cmpxchg|if (cp_cmpxchg64(&w[cp_match_word(bit)], v, rest) != v)|if ((WRITE_ONCE(w[cp_match_word(bit)], rest), 0))
 nonres|hash ignores the index|u64 b = ((u64)index ^ 0xe7037ed1a0b428dbULL)|u64 b = ((u64)(index & 0xff) ^ 0xe7037ed1a0b428dbULL)
-nonres|lookup: claim leaves the other entry high|u64 rest = (u32)(v >> (~bit & 32));|u64 rest = (v >> (~bit & 32)) << 32;
+nonres|lookup: claim leaves the other entry low|u64 rest = (v ^ (u64)cp_match_cookie(v, bit) << half) << half;|u64 rest = (u32)(v >> (~bit & 32));
 nonres|lookup: several matches, first taken|if (likely(!(match & (match - 1)) && age < CP_TS_RANGE &&|if (likely(age < CP_TS_RANGE &&
-nonres|free words not seen|if (unlikely(v < CP_PAIR_FULL))|if (0)
+nonres|free words not seen|full *= cp_lo(v);|(void)0;
+nonres|free words not seen, but empty ones|full *= cp_lo(v);|full *= v != 0;
 nonres|pairs not ordered|if (cp_rank(a, base) > cp_rank(b, base))|if (0)
-nonres|slow path ranks the high halves only|u32 r = min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));|u32 r = cp_rank(cp_hi(w), base);
-nonres|slow path: free word ranks as empty|return w < CP_PAIR_FULL ? min(r, CP_RANK_EMPTY) : r;|return w < CP_PAIR_FULL ? CP_RANK_EMPTY : r;
+nonres|slow path ranks the high halves only|return min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));|return cp_rank(cp_hi(w), base);
+nonres|slow path: free word ranks as empty|return min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base));|return cp_lo(w) ? min(cp_rank(cp_hi(w), base), cp_rank(cp_lo(w), base)) : CP_RANK_EMPTY;
 nonres|expired low half not counted|*gone = (hi && !live_hi) + (lo && !live_lo);|*gone = (hi && !live_hi);
-nonres|slow path keeps the older of two|pair = cp_pair(cp_lo(live), cookie, base);|pair = cp_pair(cp_hi(live) ? cp_hi(live) : cp_lo(live), cookie, base);
+nonres|slow path keeps the older of two|pair = cp_pair(cp_lo(live) ? cp_lo(live) : cp_hi(live), cookie,|pair = cp_pair(cp_hi(live) ? cp_hi(live) : cp_lo(live), cookie,
 policy|grow does nothing|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);|s->target = cp_clamp_target(p, sz, s->target);
 policy|shrink grows|s->target = cp_clamp_target(p, sz, s->target - (s64)p->step);|s->target = cp_clamp_target(p, sz, s->target + (s64)p->step);
 policy|target ignores the inactive floor|hi = min(hi, room);|(void)room;

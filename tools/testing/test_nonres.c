@@ -1075,10 +1075,11 @@ static void test_displacement_order(void)
 
 /*
  * The word forms of the spec ("Pairs"): every 64-bit word of a bucket is
- * 0, one entry in the low half, or two entries with the older in the high
- * half, whatever the sequence of inserts (some with an eviction time a
- * step stale, as racing CPUs give), claims and expiries.  An insert into a
- * full bucket ranks the high halves alone: a table that broke the forms
+ * 0, one entry in the high half (the low half free), or two entries with
+ * the older in the high half, whatever the sequence of inserts (some with
+ * an eviction time a step stale, as racing CPUs give), claims and
+ * expiries.  An insert into a full bucket ranks the high halves alone and
+ * finds free slots by their zero low halves: a table that broke the forms
  * would displace the wrong entry.
  */
 static s64 mod_age(u32 cookie, u64 now, u32 shift)
@@ -1139,12 +1140,12 @@ static void test_pair_forms(void)
 		for (j = 0; j < x.t.capacity / 2; j++) {
 			u32 hi = (u32)(w[j] >> 32), lo = (u32)w[j];
 
-			if (!hi) {
-				one += lo != 0;
+			if (!lo) {
+				one += hi != 0;
 				continue;
 			}
 			full++;
-			if (!lo || mod_age(hi, now, x.t.shift) <
+			if (!hi || mod_age(hi, now, x.t.shift) <
 				   mod_age(lo, now, x.t.shift)) {
 				bad++;
 				tap_diag("op %llu word %llu: %#x:%#x, ages %lld and %lld",
@@ -1210,6 +1211,47 @@ static void test_pair_wrap(void)
 			      "case %u: live entry %d displaced", s, i);
 		tbl_free(&x);
 	}
+}
+
+/*
+ * A CPU whose eviction time is stale stores an entry older than the one
+ * its insert keeps in the chosen word: the word must still hold the older
+ * entry in its high half, or a later insert would rank the wrong one.
+ * One full bucket, shift 0.
+ */
+static void test_pair_stale_insert(void)
+{
+	const u64 *w;
+	struct cp_refault r;
+	struct tbl x;
+	int i, bad = 0;
+
+	tbl_new(&x, 1);
+	w = (const u64 *)x.slots;
+	for (i = 0; i < 16; i++)
+		cp_table_remember(&x.t, key_a(i), 100 + i, 0, NULL);
+	tbl_set_clock(&x.t, 120);
+	/* the entry of 100 goes; the new one, of 90, is older than its mate */
+	CHECK(cp_table_remember(&x.t, key_b(0), 90, 0, NULL) ==
+	      CP_REMEMBER_DISPLACED, "not displaced");
+	for (i = 0; i < 8; i++) {
+		u32 hi = (u32)(w[i] >> 32), lo = (u32)w[i];
+
+		if (!hi || !lo || mod_age(hi, 120, 0) < mod_age(lo, 120, 0)) {
+			tap_diag("word %d: %#x:%#x", i, hi, lo);
+			bad++;
+		}
+	}
+	CHECK(!bad, "%d words not in their form", bad);
+	/* the next insert displaces it, the oldest */
+	CHECK(cp_table_remember(&x.t, key_b(1), 121, 0, NULL) ==
+	      CP_REMEMBER_DISPLACED, "not displaced");
+	CHECK(!cp_table_lookup(&x.t, key_b(0), 121, &r),
+	      "the oldest entry survived");
+	for (i = 1; i < 16; i++)
+		CHECK(cp_table_lookup(&x.t, key_a(i), 121, &r),
+		      "live entry %d displaced", i);
+	tbl_free(&x);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2409,6 +2451,7 @@ static const struct cp_test tests[] = {
 	{ "displacement_order", test_displacement_order },
 	{ "pair_forms", test_pair_forms },
 	{ "pair_wrap", test_pair_wrap },
+	{ "pair_stale_insert", test_pair_stale_insert },
 	{ "model_random_ops", test_model_modular },
 	{ "model_random_ops_strict", test_model_strict_wrap },
 	{ "model_random_ops_strict_stale_when", test_model_strict_stale },
