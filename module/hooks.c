@@ -12,7 +12,8 @@
  *	      I/O completes.  It is the first place PG_active may be set.
  * Shadow:    workingset_refault(folio, shadow), called just before that
  *	      insertion when the kernel still had a shadow entry: it tells
- *	      Beyond (evicted long ago) from New (never evicted).
+ *	      Beyond (evicted long ago) from New (never evicted), and names
+ *	      the node that evicted the page, whose clock judges the refault.
  * Enforce:   shrink_active_list() for LRU_ACTIVE_FILE is skipped,
  *	      sized or extended to hold the active target and to move the
  *	      hot hand; a kretprobe on folio_referenced() turns its scan
