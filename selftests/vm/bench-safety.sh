@@ -39,6 +39,8 @@ for k in "$@"; do
 		specs+=("$k:$l:numa,memcgs:--smp=2:--numa=2")
 	done
 done
+# the tree the modules come from, as the runs begin (not as they end)
+git -C "$TOP" describe --always --dirty >"$CSV.rev.new" 2>/dev/null || true
 "$SELF_DIR/run-suites.sh" --build "$BUILD" --jobs "$JOBS" "${specs[@]}" >"$OUT/safety-suites.log" 2>&1
 rc=$?
 
@@ -70,7 +72,7 @@ for spec in "${specs[@]}"; do
 	}' "$BUILD/vm/suite-$n.log"
 done >>"$CSV.new"
 mv "$CSV.new" "$CSV"
-git -C "$TOP" describe --always --dirty >"$CSV.rev" 2>/dev/null || true
+mv "$CSV.rev.new" "$CSV.rev"
 column -t -s, "$CSV"
 echo "results: $CSV"
 exit $rc

@@ -50,6 +50,8 @@ for k in "$@"; do
 		done
 	done
 done
+# the tree the modules come from, as the runs begin (not as they end)
+git -C "$TOP" describe --always --dirty >"$OUT/results.csv.rev.new" 2>/dev/null || true
 "$SELF_DIR/run-suites.sh" --build "$BUILD" --jobs "$JOBS" "${specs[@]}" >"$OUT/suites.log" 2>&1
 n=0
 for spec in "${specs[@]}"; do
@@ -116,7 +118,7 @@ awk -F, 'NR > 1 { printf "%-22s %-10s %8.3f+-%5.3f %8.3f+-%5.3f %8.3f+-%5.3f %8s
 	$1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$OUT/results.csv"
 echo "(hit ratios, mean +- sd over $REPS boots; OPT* simulated at 5000 pages, same shape)"
 echo "results: $OUT/results.csv"
-git -C "$TOP" describe --always --dirty >"$OUT/results.csv.rev" 2>/dev/null || true
+mv "$OUT/results.csv.rev.new" "$OUT/results.csv.rev"
 
 if command -v gnuplot >/dev/null; then
 	for k in "$@"; do
