@@ -174,7 +174,19 @@ run_loop() {	# $1: label, $2: readahead option
 		why="vmstat workingset_refault_file"
 	fi
 	diff=$(pct "$ref - $kern" "$kern" | tr -d -)
-	tap_cmp "$label: refaults $ref match $why $kern within 3% ($diff%)" "$diff" "<=" 3
+	if [ "$MGLRU" = 1 ] && [ "$ref" -gt "$kern" ]; then
+		# The kernel inserts a page without a shadow when its shadow
+		# is gone (7.2 with readahead: large folios' multi-index
+		# shadows; 6.1 % fewer calls than refaults in one boot of
+		# 2026-12-06, under 3 % before): more refaults than calls is
+		# not a miss, and the verify file shows whether each of them
+		# was a real eviction (no unrecorded refault).
+		tap_diag "$label: refaults $ref, $why $kern: $diff% more"
+		tap_cmp "$label: refaults beyond the kernel's calls all have an exact eviction record (unrecorded $(kv unrecorded "$CP_DFS/verify"))" \
+			"$(kv unrecorded "$CP_DFS/verify")" "==" 0
+	else
+		tap_cmp "$label: refaults $ref match $why $kern within 3% ($diff%)" "$diff" "<=" 3
+	fi
 	tap_cmp "$label: Beyond below 1% while the table exceeds the distance ($beyond)" \
 		"$(pct "$beyond" "$ins")" "<" 1
 	cp_module_unload
