@@ -681,9 +681,12 @@ static void cp_refault(struct folio *folio, void *shadow)
 
 	if (cp_cost_stop(1))
 		return;
-	nid = cp_shadow_nid(shadow);
-	if (nid != NUMA_NO_NODE && nid < CP_SHADOW_TAG)
-		tag = nid + 1;
+	/* only enforce judges a refault, on the evicting node's clock */
+	if (cp_enforcing()) {
+		nid = cp_shadow_nid(shadow);
+		if (nid != NUMA_NO_NODE && nid < CP_SHADOW_TAG)
+			tag = nid + 1;
+	}
 	WRITE_ONCE(cp_shadow[hash_ptr(folio, CP_SHADOW_BITS)],
 		   (unsigned long)folio | tag);
 	cp_count(CP_STAT_SHADOW, folio_nr_pages(folio));

@@ -176,9 +176,9 @@ run_loop() {	# $1: label, $2: readahead option
 	diff=$(pct "$ref - $kern" "$kern" | tr -d -)
 	if [ "$MGLRU" = 1 ] && [ "$ref" -gt "$kern" ]; then
 		# The kernel inserts a page without a shadow when its shadow
-		# is gone (7.2 with readahead: large folios' multi-index
-		# shadows; 6.1 % fewer calls than refaults in one boot of
-		# 2026-12-06, under 3 % before): more refaults than calls is
+		# is gone (7.2 booted MGLRU, readahead on: 6.1 % fewer calls
+		# than refaults in one boot of 2026-12-06, cause not found;
+		# under 3 % in every boot before): more refaults than calls is
 		# not a miss, and the verify file shows whether each of them
 		# was a real eviction (no unrecorded refault).
 		tap_diag "$label: refaults $ref, $why $kern: $diff% more"
