@@ -667,6 +667,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
+	u64 trim_credited;
 	u64 aged, age_kept, idle_demoted, idle_reinstated;
 	s64 target;
 };
@@ -683,6 +684,7 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
 	sum->credits += st->credits;
+	sum->trim_credited += st->trim_credited;
 	sum->pending += st->pending;
 	sum->aged += st->aged;
 	sum->age_kept += st->age_kept;
@@ -735,6 +737,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "adapt_grow %llu\n", sum.grow);
 	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
 	seq_printf(m, "hand_credits %llu\n", sum.credits);
+	seq_printf(m, "hand_trim_credited %llu\n", sum.trim_credited);
 	seq_printf(m, "hand_pending %llu\n", sum.pending);
 	seq_printf(m, "hand_aged %llu\n", sum.aged);
 	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);

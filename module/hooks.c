@@ -436,7 +436,11 @@ enum cp_call_mode {
 	CP_CALL_PASS,		/* the kernel decides: forced, or no slot */
 	CP_CALL_HAND,		/* CLOCK steps */
 	CP_CALL_AGE,		/* CLOCK steps granted for aging alone */
+	CP_CALL_TRIM,		/* CLOCK steps granted as a trim */
 };
+
+/* cp_call_set(): the mode shares a word with a task pointer */
+static_assert(CP_CALL_TRIM <= 3);
 
 /* An insertion, for the lruvec's histogram (memcg_hist). */
 struct cp_hist_ins {
@@ -536,7 +540,8 @@ static __always_inline void cp_slot_op(struct lruvec *lruvec,
 		a->result = cp_policy_deactivate(p, &s->st, &sz, a->arg,
 						 a->escalated);
 		a->call = s->st.pass ? CP_CALL_PASS :
-			  s->st.age_only ? CP_CALL_AGE : CP_CALL_HAND;
+			  s->st.age_only ? CP_CALL_AGE :
+			  s->st.trim ? CP_CALL_TRIM : CP_CALL_HAND;
 		break;
 	case CP_OP_NEW_PAGE:
 		if (cp_policy_new_page_needs_free(p, &s->st, &sz))
@@ -1340,7 +1345,8 @@ static int __kprobes cp_referenced_entry(struct kretprobe_instance *ri,
 		return 1;
 	d->folio = folio;
 	d->vm_flags = (void *)regs_get_kernel_argument(regs, 3);
-	d->seen = mode == CP_CALL_AGE ? CP_SCAN_AGE_ONLY : 0;
+	d->seen = mode == CP_CALL_AGE ? CP_SCAN_AGE_ONLY :
+		  mode == CP_CALL_TRIM ? CP_SCAN_TRIM : 0;
 	return 0;
 }
 

@@ -56,7 +56,16 @@
  *	table entry expired unused:		m_c - 1 per page
  *
  * Victims are credited only while the active list is within its target;
- * above it, demotions merely shrink the list.
+ * above it, demotions merely shrink the list.  The kernel's hot hand
+ * judges a batch it has taken off the list, so during a trim (a scan of
+ * the excess over the target) the list reads as within its target and the
+ * trim's demotions are credited too.  That is what lets a moving working
+ * set in: its cold hits take the target down, the trims demote the old
+ * hot pages, and their credits promote the new set's refaults.  Crediting
+ * a trim only for refaults kept cold and waiting collapsed the moving
+ * set (0.33 against 0.91, 6.1); the same credits are suspected of a
+ * loop's rare churn on two NUMA nodes (docs/results.md).
+ * trim_credited counts them.
  *
  * The hand also ages: it passes every hot page at least once per window
  * of age_pct% of the LRU size in evictions, clearing bits, and demotes on
@@ -647,7 +656,8 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
  *	  since the hand last passed (PG_referenced, or a young PTE);
  *	  CP_SCAN_AGE_ONLY: the scan is one cp_policy_deactivate() granted
  *	  for aging alone (@s->age_only then), where an unreferenced page
- *	  stays hot unless a refault wants a victim
+ *	  stays hot unless a refault wants a victim; CP_SCAN_TRIM: granted
+ *	  as a trim (@s->trim then), counted when it credits a victim
  *
  * While the hot set is idle a PG_referenced bit predates the idleness
  * (or the page's first read): the hand demotes from the tail in insertion
@@ -682,8 +692,11 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 		s->wanted--;
 	s->demoted++;
 	if (s->target && (s64)sz->active <= cp_policy_target(p, s, sz) &&
-	    s->credits < sz->active)
+	    s->credits < sz->active) {
 		s->credits++;
+		if (seen & CP_SCAN_TRIM)
+			s->trim_credited++;
+	}
 	return false;
 }
 
@@ -772,8 +785,8 @@ static u64 cp_scan_cap(const struct cp_lru_sizes *sz, u64 nr_to_scan, u64 n)
  *	       forced deactivation, zones it may not reclaim from)
  *
  * Sets @s->pass when the scan is the kernel's own (escalated: the hot
- * hand must not rotate anything) and @s->age_only when it was granted for
- * aging alone.
+ * hand must not rotate anything), @s->age_only when it was granted for
+ * aging alone and @s->trim when it trims a list over its target.
  *
  * Return: pages to scan; 0 means hold the active list.
  */
@@ -786,6 +799,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	u64 n;
 
 	s->age_only = false;
+	s->trim = false;
 	s->pass = escalated;	/* the kernel's scan: no hand steps */
 	if (escalated || sz->inactive < cp_policy_floor(p, sz))
 		return nr_to_scan;
@@ -805,6 +819,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 		n = min_t(u64, sz->active - (u64)target,
 			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
+		s->trim = true;
 		return cp_scan_cap(sz, nr_to_scan, n);
 	}
 	if (cp_idle(p, s, sz)) {

@@ -49,6 +49,7 @@ struct cp_lru_state {
 	u64 sweep_len;		/* active pages when this sweep started */
 	u64 sweep_given;	/* of those, steps granted so far */
 	bool age_only;		/* the last scan granted was aging alone */
+	bool trim;		/* ... was a trim of a list over its target */
 	bool pass;		/* ... was the kernel's (escalated, floor) */
 	u64 fill_clock;		/* eviction clock when last seen filling */
 	u64 fill_inactive;	/* inactive pages at that moment */
@@ -65,6 +66,7 @@ struct cp_lru_state {
 	u64 shrink;		/* m_c + 1 events: hot target shrank */
 	u64 rotated;		/* hot pages given a second chance */
 	u64 demoted;		/* hot pages the hot hand demoted */
+	u64 trim_credited;	/* of them, credited as victims by a trim */
 	u64 skips;		/* deactivation requests refused */
 	u64 trims;		/* deactivation requests sized */
 	u64 aged;		/* hot-hand steps taken for aging */
@@ -94,6 +96,7 @@ struct cp_lru_sizes {
 #define CP_SCAN_REFERENCED	0x1	/* PG_referenced was set */
 #define CP_SCAN_YOUNG		0x2	/* a mapping's PTE was young */
 #define CP_SCAN_AGE_ONLY	0x4	/* the scan was granted for aging alone */
+#define CP_SCAN_TRIM		0x8	/* ... as a trim (active over target) */
 
 enum cp_verdict {
 	CP_KEEP_COLD = 0,	/* insert on the inactive list */

@@ -155,6 +155,7 @@ struct kmodel {
 	/* stock workingset */
 	u64 age;		/* lruvec->nonresident_age */
 	u64 *shadow;		/* eviction age per page */
+	u32 *isolated;		/* shrink_active_list()'s batch */
 	u64 activations;	/* WORKINGSET_ACTIVATE_FILE */
 	u64 act_snapshot;	/* lruvec->refaults[WORKINGSET_FILE] */
 	/* clockpro */
@@ -441,28 +442,42 @@ static void k_evict(struct kmodel *m, u32 p)
  * unmapped page is deactivated.  With @hand (kernel-clockpro) each page is
  * a HAND_hot step: cp_policy_hot_scanned() with PG_referenced decides
  * between rotation (bit cleared, back to the active head) and demotion.
+ * As in the kernel, the whole batch is isolated first and put back after
+ * the last verdict: the policy reads the list without it.
  */
+#define K_ROTATE	0x80000000u	/* in the isolated batch: keep hot */
+
 static void k_deactivate(struct kmodel *m, u64 n, bool hand)
 {
-	while (n-- && m->lru[K_ACTIVE].count) {
+	u64 i, nr = 0;
+
+	while (nr < n && m->lru[K_ACTIVE].count) {
 		u32 p = m->lru[K_ACTIVE].tail;
 
 		k_del(m, p);
-		if (hand) {
-			struct cp_lru_sizes sz = k_sizes(m);
-			u32 seen = (m->fl[p] & KP_REF) ? CP_SCAN_REFERENCED : 0;
+		m->isolated[nr++] = p;
+	}
+	for (i = 0; hand && i < nr; i++) {
+		u32 p = m->isolated[i];
+		struct cp_lru_sizes sz = k_sizes(m);
+		u32 seen = (m->fl[p] & KP_REF) ? CP_SCAN_REFERENCED : 0;
 
-			if (m->st.age_only)
-				seen |= CP_SCAN_AGE_ONLY;
+		if (m->st.age_only)
+			seen |= CP_SCAN_AGE_ONLY;
+		if (m->st.trim)
+			seen |= CP_SCAN_TRIM;
+		if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, seen))
+			m->isolated[i] |= K_ROTATE;
+	}
+	for (i = 0; i < nr; i++) {
+		u32 p = m->isolated[i] & ~K_ROTATE;
 
-			sz.active++;	/* the page is isolated, not gone */
-			if (cp_policy_hot_scanned(&m->o->cp, &m->st, &sz, seen)) {
-				m->fl[p] &= ~KP_REF;
-				m->fl[p] |= KP_WS;	/* proven hot */
-				k_add(m, p, K_ACTIVE);
-				m->rotated++;
-				continue;
-			}
+		if (m->isolated[i] & K_ROTATE) {
+			m->fl[p] &= ~KP_REF;
+			m->fl[p] |= KP_WS;	/* proven hot */
+			k_add(m, p, K_ACTIVE);
+			m->rotated++;
+			continue;
 		}
 		m->fl[p] |= KP_WS;
 		k_add(m, p, K_INACTIVE);
@@ -625,6 +640,7 @@ static int k_run(struct run *r, bool cp)
 	m.where = xcalloc(n, 1);
 	m.fl = xcalloc(n, 1);
 	m.shadow = xcalloc(n, sizeof(u64));
+	m.isolated = xcalloc(n, sizeof(u32));
 	if (cp)
 		k_table_init(&m, r->o->distance_error);
 
@@ -699,6 +715,7 @@ static int k_run(struct run *r, bool cp)
 	free(m.where);
 	free(m.fl);
 	free(m.shadow);
+	free(m.isolated);
 	free(m.slots);
 	free(m.hash);
 	free(m.last_evict);

@@ -238,6 +238,7 @@ struct rand_stats {
 	u64 events, bad_target, bad_adapted, held, fixed_moved, fixed_adapt;
 	u64 oversized, pending_over, promote, cold;
 	u64 credits_above;	/* credits granted above the target */
+	u64 trim_credits;	/* trim_credited miscounted */
 	u64 aging_over;		/* aging owed beyond the active list */
 	u64 bad_idle;		/* new-page verdicts against the idle rule */
 };
@@ -308,8 +309,10 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 						   CP_FLAG_ACTIVE : 0);
 			} else if (op < 70) {
 				u32 seen = (u32)tap_rand_below(&rs, 4) |
-					   (s.age_only ? CP_SCAN_AGE_ONLY : 0);
+					   (s.age_only ? CP_SCAN_AGE_ONLY : 0) |
+					   (s.trim ? CP_SCAN_TRIM : 0);
 				bool keep = s.age_only && !s.wanted;
+				u64 trim_credited = s.trim_credited;
 				bool idle = p.idle_pct && s.idle_on &&
 					    s.quiet > pct(sz.active + sz.inactive,
 							  p.idle_pct);
@@ -328,6 +331,10 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 				    (s64)sz.active > cp_policy_target(&p, &s,
 								      &sz))
 					st->credits_above++;
+				if (s.trim_credited != trim_credited +
+				    (s.credits > credits &&
+				     (seen & CP_SCAN_TRIM)))
+					st->trim_credits++;
 			} else if (op < 76) {
 				u64 q = s.quiet + 1;
 				u64 lru = sz.active + sz.inactive;
@@ -908,6 +915,53 @@ static void test_credit_within_target(void)
 		 (unsigned long long)st.credits_above);
 	CHECK(st.credits_above == 0, "%llu credits above the target",
 	      (unsigned long long)st.credits_above);
+	CHECK(st.trim_credits == 0, "trim_credited wrong %llu times",
+	      (unsigned long long)st.trim_credits);
+}
+
+/*
+ * A trim's batch is isolated while the hand judges it, so the list reads
+ * as on target and its demotions are credited (what lets a moving set
+ * in); trim_credited tells them from a victim search's.
+ */
+static void test_trim_credits(void)
+{
+	struct cp_policy_params p;
+	struct cp_lru_state s;
+	struct cp_lru_sizes sz;
+	u64 n;
+	int k;
+
+	fresh(&p, &s, &sz, 1000, 1000);		/* target 1000 */
+	sz = sizes(1200, 800);
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n == 200 && s.trim && !s.age_only && !s.pass,
+	      "over target by 200: %llu pages, trim %d", (unsigned long long)n,
+	      s.trim);
+	/* still over the target: a demotion merely shrinks the list */
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_TRIM) &&
+	      s.credits == 0 && s.trim_credited == 0,
+	      "trim above the target credited %llu",
+	      (unsigned long long)s.credits);
+	sz = sizes(1000, 800);			/* the batch isolated */
+	for (k = 0; k < 50; k++)
+		cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_TRIM);
+	CHECK(s.demoted == 51 && s.credits == 50 && s.trim_credited == 50,
+	      "trim, batch isolated: %llu demoted, %llu credits, %llu by trims",
+	      (unsigned long long)s.demoted, (unsigned long long)s.credits,
+	      (unsigned long long)s.trim_credited);
+	CHECK(cp_policy_refault(&p, &s, &sz, 500, 0) == CP_PROMOTE &&
+	      s.credits == 49, "a trim's victim not spent");
+
+	/* A victim search's demotion is credited, not counted as a trim's. */
+	s.pending = 1;
+	n = cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(n >= 1 && !s.trim, "victim search: %llu, trim %d",
+	      (unsigned long long)n, s.trim);
+	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, 0) && s.credits == 50 &&
+	      s.trim_credited == 50, "victim search: credits %llu, by trims %llu",
+	      (unsigned long long)s.credits,
+	      (unsigned long long)s.trim_credited);
 }
 
 static void test_deactivate(void)
@@ -1517,6 +1571,7 @@ static const struct cp_test tests[] = {
 	{ "one_promotion_per_victim", test_one_promotion_per_victim },
 	{ "fixed_target", test_fixed },
 	{ "credit_only_within_target", test_credit_within_target },
+	{ "trim_credits_counted", test_trim_credits },
 	{ "deactivate_rules", test_deactivate },
 	{ "hot_hand_aging", test_aging },
 	{ "idle_hot_set", test_idle },
