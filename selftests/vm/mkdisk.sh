@@ -12,7 +12,7 @@
 #                   checked with "cpwork verify" or the readers' --verify
 #   /data/MANIFEST  "big size BYTES seed SEED"
 #
-# The image is written to OUT.tmp and renamed, so an interrupted build never
+# The image is written to OUT.tmp.PID and renamed, so an interrupted build never
 # leaves a half-made OUT.  Guests must attach it read-only or with
 # snapshot=on (vmtest.sh does) so it is never modified.
 set -eu
@@ -39,17 +39,19 @@ fi
 
 mkdir -p "$(dirname "$OUT")"
 STAGE=$(mktemp -d "$(dirname "$OUT")/disk-stage.XXXXXX")
-trap 'rm -rf "$STAGE" "$OUT.tmp"' EXIT
+# a private name: two guests started at once may both build the image
+TMP=$OUT.tmp.$$
+trap 'rm -rf "$STAGE" "$TMP"' EXIT
 
 mkdir -p "$STAGE/data"
 "$CPWORK" gen "$STAGE/data/big" "$((BIG_MB << 20))" "$SEED" >/dev/null
 echo "big size $((BIG_MB << 20)) seed $SEED" >"$STAGE/data/MANIFEST"
 
-rm -f "$OUT.tmp"
-truncate -s "${SIZE_MB}M" "$OUT.tmp"
+rm -f "$TMP"
+truncate -s "${SIZE_MB}M" "$TMP"
 # Initialise inode tables and journal now, so the guest's ext4lazyinit
 # thread does not write to the disk during a test.
 "$MKFS" -q -F -L cpdata -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$STAGE" "$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+	-d "$STAGE" "$TMP"
+mv "$TMP" "$OUT"
 echo "mkdisk: wrote $OUT ($SIZE_MB MiB, /data/big $BIG_MB MiB, seed $SEED)" >&2

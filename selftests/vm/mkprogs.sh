@@ -19,7 +19,7 @@
 #                  a fixed permutation, seed 1
 #   /MANIFEST      what was built, from which tarball
 #
-# Written to OUT.tmp and renamed.  Guests attach it read-only.
+# Written to OUT.tmp.PID and renamed.  Guests attach it read-only.
 set -eu
 
 [ $# -eq 1 ] || { awk 'NR > 3 && /^#/ { sub(/^# ?/, ""); print; next } NR > 3 { exit }' "$0" >&2; exit 2; }
@@ -36,7 +36,9 @@ command -v sqlite3 >/dev/null || die "sqlite3 not found (install sqlite3)"
 
 mkdir -p "$(dirname "$OUT")"
 STAGE=$(mktemp -d "$(dirname "$OUT")/progs-stage.XXXXXX")
-trap 'rm -rf "$STAGE" "$OUT.tmp"' EXIT
+# a private name: two guests started at once may both build the image
+TMP=$OUT.tmp.$$
+trap 'rm -rf "$STAGE" "$TMP"' EXIT
 
 top=$(tar -tJf "$TARBALL" | head -n 1 | cut -d/ -f1)
 mkdir -p "$STAGE/tree"
@@ -76,9 +78,9 @@ db_kb=$(du -sk "$STAGE/kv.sqlite" | cut -f1)
 } >"$STAGE/MANIFEST"
 
 size_mb=$(((tree_kb + db_kb) * 5 / 4096 + 64))
-rm -f "$OUT.tmp"
-truncate -s "${size_mb}M" "$OUT.tmp"
+rm -f "$TMP"
+truncate -s "${size_mb}M" "$TMP"
 "$MKFS" -q -F -L cpprogs -N $((files + 4096)) \
-	-E lazy_itable_init=0,lazy_journal_init=0 -d "$STAGE" "$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+	-E lazy_itable_init=0,lazy_journal_init=0 -d "$STAGE" "$TMP"
+mv "$TMP" "$OUT"
 echo "mkprogs: wrote $OUT ($size_mb MiB: $files files, $tree_kb KiB of tree, $db_kb KiB of SQLite)" >&2

@@ -212,6 +212,18 @@ cp_drop_caches() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# cp_reclaim_quiesce: no reclaim running, before the module's hooks are
+# patched in or out in a guest of several vCPUs on several host threads.
+# There a vCPU inside a function whose ftrace site another vCPU rewrites
+# can hang in the int3 handler (kswapd in workingset_eviction(), 6.1, a
+# NUMA guest unloading after its loop): qemu's multi-threaded TCG, which
+# the module cannot help (docs/safety.md).  A dropped cache lets kswapd
+# sleep.  Tests of reloading under load (stress.sh) use one host thread.
+cp_reclaim_quiesce() {
+	cp_drop_caches
+	sleep 1
+}
+
 # --- clockpro module ---------------------------------------------------------
 
 cp_module_present() {

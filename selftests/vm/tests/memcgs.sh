@@ -65,6 +65,7 @@ dying() {	# memcgs removed but not yet freed
 }
 
 two_memcgs() {	# CONFIG: stock | clockpro
+	cp_reclaim_quiesce
 	[ "$1" = clockpro ] && cp_module_load mode=enforce
 	cp_drop_caches
 	cp_cgroup_new cpa "$MAX2"
@@ -112,6 +113,7 @@ two_memcgs() {	# CONFIG: stock | clockpro
 				"$(($(cp_stat lruvec_slots_freed) - freed0))" ">=" 2
 			tap_cmp "no row of a freed memcg in lruvecs" "$(rows_ab)" "==" 0
 		fi
+		cp_reclaim_quiesce
 		cp_module_unload
 	fi
 	ha=$(loop_ratio /tmp/m2.a."$1")
@@ -132,6 +134,7 @@ ANON_MB=$(($(fint "$MAXO * 2 / 5") / MB))
 FO=$(mb "($MAXO - $ANON_MB * $MB) * 5 / 4")
 
 oom_case() {	# CONFIG
+	cp_reclaim_quiesce
 	[ "$1" = clockpro ] && cp_module_load mode=enforce
 	cp_drop_caches
 	cp_cgroup_new cpo "$MAXO"
@@ -145,6 +148,7 @@ oom_case() {	# CONFIG
 	kills=$(awk '$1 == "oom_kill" { print $2 }' /sys/fs/cgroup/cpo/memory.events)
 	if [ "$1" = clockpro ]; then
 		tap_diag "oom clockpro: $(awk '/^(deactivate_escalated|deactivate_held|deactivate_sized|promoted|kept_cold) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		cp_reclaim_quiesce
 		cp_module_unload
 	fi
 	cp_cgroup_rm cpo
@@ -172,6 +176,7 @@ else
 	U=$(mb "$C * 2")
 	NR=$((CPG * 3))
 	for mode in observe enforce; do
+		cp_reclaim_quiesce
 		cp_module_load mode=$mode
 		cp_drop_caches
 		# fill memory once, so the measured reads refault
@@ -182,6 +187,7 @@ else
 		p1=$(psi_some_us)
 		r1=$(read_sectors)
 		ws=$(vmstat workingset_refault_file || echo 0)
+		cp_reclaim_quiesce
 		cp_module_unload
 		pages=$(((r1 - r0) / 8))
 		per=$(fcalc "($p1 - $p0) / ($pages > 0 ? $pages : 1)")

@@ -38,6 +38,7 @@ cp_drop_caches
 cpwork loop "$CP_DATA" "$F" 8 --no-readahead >/tmp/numa.stock 2>&1 || true
 stock=$(loop_ratio /tmp/numa.stock)
 
+cp_reclaim_quiesce
 cp_module_load mode=enforce
 cp_drop_caches
 cpwork loop "$CP_DATA" "$F" 8 --no-readahead >/tmp/numa.cp 2>&1 || true
@@ -47,6 +48,7 @@ tap_diag "stats: $(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && $2 > 0 { printf "%s %s ", 
 used=$(awk 'NR > 1 && $3 + $4 > 0 { print $2 }' "$CP_DFS/lruvecs" | sort -u | wc -l)
 remote=$(cp_stat remote_refaults || echo 0)
 refaults=$(cp_stat refaults)
+cp_reclaim_quiesce
 cp_module_unload
 
 tap_diag "loop on two nodes: stock ${stock:-none} clockpro ${cp:-none}"
