@@ -626,6 +626,8 @@ static int k_run(struct run *r, bool cp)
 	struct kmodel m;
 	u64 i;
 
+	if (n & K_ROTATE)	/* k_deactivate() marks page numbers with it */
+		die("%s: too many pages (%u)", r->policy, n);
 	if (r->cache < 2 * (u64)r->o->batch)
 		die("%s: cache must be at least 2 * batch (%u) pages",
 		    r->policy, r->o->batch);

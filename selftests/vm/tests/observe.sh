@@ -175,13 +175,14 @@ run_loop() {	# $1: label, $2: readahead option
 	fi
 	diff=$(pct "$ref - $kern" "$kern" | tr -d -)
 	if [ "$MGLRU" = 1 ] && [ "$ref" -gt "$kern" ]; then
-		# The kernel inserts a page without a shadow when its shadow
-		# is gone (7.2 booted MGLRU, readahead on: 6.1 % fewer calls
-		# than refaults in one boot of 2026-12-06, cause not found;
-		# under 3 % in every boot before): more refaults than calls is
-		# not a miss, and the verify file shows whether each of them
-		# was a real eviction (no unrecorded refault).
-		tap_diag "$label: refaults $ref, $why $kern: $diff% more"
+		# More refaults than the kernel's calls (7.2 booted MGLRU,
+		# readahead on: 6.1 % more in one boot of 2026-12-06, cause
+		# not found; under 3 % in every boot before) is no missed
+		# refault: the verify file shows whether each was a real
+		# eviction (no unrecorded refault), and a surplus beyond
+		# 10 %, above anything seen, still fails.
+		tap_cmp "$label: refaults $ref exceed $why $kern by no more than 10% ($diff%)" \
+			"$diff" "<=" 10
 		tap_cmp "$label: refaults beyond the kernel's calls all have an exact eviction record (unrecorded $(kv unrecorded "$CP_DFS/verify"))" \
 			"$(kv unrecorded "$CP_DFS/verify")" "==" 0
 	else
