@@ -669,6 +669,8 @@ struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
 	u64 trim_credited;
 	u64 aged, age_kept, idle_demoted, idle_reinstated;
+	u64 idle_episodes;
+	u32 idle_shift;
 	s64 target;
 };
 
@@ -690,6 +692,8 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->age_kept += st->age_kept;
 	sum->idle_demoted += st->idle_demoted;
 	sum->idle_reinstated += st->idle_reinstated;
+	sum->idle_episodes += st->idle_episodes;
+	sum->idle_shift = max(sum->idle_shift, st->idle_shift);
 }
 
 /* Live entries of the table, a slice at a time: it may be gigabytes. */
@@ -743,6 +747,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "hand_age_kept %llu\n", sum.age_kept);
 	seq_printf(m, "hand_idle_demoted %llu\n", sum.idle_demoted);
 	seq_printf(m, "idle_reinstated %llu\n", sum.idle_reinstated);
+	seq_printf(m, "idle_episodes %llu\n", sum.idle_episodes);
+	/* the largest: how far lost bets have widened an idle window */
+	seq_printf(m, "idle_window_doublings %u\n", sum.idle_shift);
 
 	/* armed now; then those of the other mode, or missing */
 	for (n = 0; n < 2; n++) {

@@ -56,6 +56,7 @@ struct cp_lru_state {
 	u64 quiet;		/* pages inserted since the last reuse */
 	bool idle_on;		/* an idle episode is under way */
 	u64 idle_old;		/* hot pages older than it, to drain */
+	u64 idle_hot0;		/* idle_hot when it began */
 	u64 idle_debt;		/* hot pages the idle rule demoted */
 	u32 idle_shift;		/* idle window doubled this many times */
 	u64 idle_clock;		/* eviction clock at the last idle demotion */
@@ -72,6 +73,7 @@ struct cp_lru_state {
 	u64 aged;		/* hot-hand steps taken for aging */
 	u64 age_kept;		/* unreferenced pages aging left hot */
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
+	u64 idle_episodes;	/* idle episodes begun */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
 };
