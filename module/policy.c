@@ -281,6 +281,7 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 		.idle_shift = s->idle_shift,
 		.idle_clock = s->idle_clock,
 		.idle_demoted = s->idle_demoted,
+		.idle_past_old = s->idle_past_old,
 		.idle_reinstated = s->idle_reinstated,
 		.age_clock = sz->clock,
 		.sweep_len = sz->active,
@@ -689,6 +690,8 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 		s->idle_clock = sz->clock;
 		if (s->idle_old)
 			s->idle_old--;
+		else
+			s->idle_past_old++;	/* a floor scan or a trim */
 		if (s->idle_debt < sz->active)
 			s->idle_debt++;
 		return false;

@@ -75,6 +75,7 @@ struct cp_lru_state {
 	u64 idle_hot;		/* new pages inserted hot: hot set idle */
 	u64 idle_episodes;	/* idle episodes begun */
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
+	u64 idle_past_old;	/* of them, once none older was left */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
 };
 

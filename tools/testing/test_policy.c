@@ -1392,6 +1392,11 @@ static void test_idle_drain_bound(void)
 	      cp_policy_deactivate(&p, &s, &sz, 32, false) == 0,
 	      "drained: the %llu pages inserted hot stay (old %llu)",
 	      (unsigned long long)sz.active, (unsigned long long)s.idle_old);
+	/* a floor scan goes on into them, and is counted */
+	CHECK(s.idle_past_old == 0 &&
+	      !cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
+	      s.idle_past_old == 1, "past the old pages: %llu",
+	      (unsigned long long)s.idle_past_old);
 }
 
 /*

@@ -172,7 +172,7 @@ run() {
 		h=0
 	fi
 	if [ "$cfg" = clockpro ]; then
-		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_window_doublings|idle_reinstated|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
 		if [ -n "$ENFORCE_ARGS" ]; then
