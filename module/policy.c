@@ -539,24 +539,15 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	/*
 	 * A hot page the idle rule demoted was wanted: the bet lost.  Such a
 	 * page was evicted at most an LRU's worth of evictions after the
-	 * last idle demotion; it comes back within the LRU's size.  A block
-	 * device's page (filesystem metadata, old on the active list, so
-	 * among the first the drain takes) is reinstated too, but it is no
-	 * evidence about the hot set: the filesystem reads it again for the
-	 * new region itself.  Counted, such returns are the likely reason
-	 * why the first 54-63 idle demotions of an episode all came back,
-	 * widened the window 64 times within its first 6 300 pages, and the
-	 * episode never resumed (docs/results.md).
+	 * last idle demotion; it comes back within the LRU's size.
 	 */
 	if ((flags & CP_FLAG_ACTIVE) && s->idle_debt &&
 	    distance <= cp_lru(sz) &&
 	    sz->clock <= s->idle_clock + cp_lru(sz) + distance) {
 		lost = true;
-		if (!(flags & CP_FLAG_META)) {
-			s->idle_debt--;
-			if (s->idle_shift < 6)
-				s->idle_shift++;
-		}
+		s->idle_debt--;
+		if (s->idle_shift < 6)
+			s->idle_shift++;
 	}
 	cp_ensure_init(p, s, sz);
 	target = cp_policy_target(p, s, sz);

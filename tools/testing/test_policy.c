@@ -1258,12 +1258,6 @@ static void test_idle(void)
 	CHECK(!cp_policy_hot_scanned(&p, &s, &sz, CP_SCAN_REFERENCED) &&
 	      s.idle_debt == 1, "idle demotion: debt %llu",
 	      (unsigned long long)s.idle_debt);
-	/* filesystem metadata coming back says nothing of the hot set */
-	CHECK(cp_policy_refault(&p, &s, &sz, 100,
-				CP_FLAG_ACTIVE | CP_FLAG_META) == CP_PROMOTE &&
-	      s.idle_debt == 1 && s.idle_shift == 0,
-	      "metadata: no lost bet: debt %llu, shift %u",
-	      (unsigned long long)s.idle_debt, s.idle_shift);
 	cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
 	CHECK(s.idle_debt == 0 && s.idle_shift == 1, "lost bet: shift %u",
 	      s.idle_shift);
