@@ -298,7 +298,7 @@ for w in $works; do
 		if [ "$(fcalc "$(res phase clockpro) >= $best - 0.01")" = 1 ]; then
 			tap_ok "$desc"
 		else
-			tap_todo "$desc" "in some runs right after MGLRU the idle rule demotes 3 000-8 800 of the new pages, the oldest first (misses by tenth above); cause not found"
+			tap_todo "$desc" "in some runs right after MGLRU 3 000-8 800 of the new pages are demoted, the oldest first, mostly with escalated reclaim (misses by tenth above); cause not found"
 		fi
 		continue
 	fi
