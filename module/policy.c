@@ -793,7 +793,11 @@ static u64 cp_scan_cap(const struct cp_lru_sizes *sz, u64 nr_to_scan, u64 n)
  * the episode inserted hot are on the active list unless the drain took
  * them, and it stops before them: no more than the rest of the list can
  * be old.  (If some did leave, the bound is the lower: the drain stops
- * early, and the trims find what it left.)
+ * early, and the trims find what it left.  A large folio counts once in
+ * idle_hot and many times in the sizes: the bound is then the higher,
+ * never below the old pages.)  Later boots with escalated reclaim still
+ * lost new pages, so the kernel's own scans may take them too once the
+ * old ones are gone: this bounds the drain, not reclaim.
  */
 static void cp_idle_old_bound(struct cp_lru_state *s,
 			      const struct cp_lru_sizes *sz)

@@ -220,8 +220,8 @@ REF=stock	# the stock LRU as booted
 # 54-63 idle demotions all back as lost bets, the window doubled six
 # times; 0 of 11 runs after a classic one; cause not found).  A run below
 # PHASE_MIN is reported (TODO, with its counters above) and the workload
-# runs once more with a fresh module; the second run is asserted.  The rule broken fails both (CLOCK-Pro
-# alone: 0.30).  (cp_phase_min=X on the guest's command line tests this.)
+# runs once more with a fresh module; the second run is asserted.  The
+# rule broken fails both (CLOCK-Pro alone: 0.30).  (cp_phase_min=X on the guest's command line tests this.)
 PHASE_MIN=$(cp_param cp_phase_min 0.70)
 p1=$(res phase clockpro)
 if [ -n "$p1" ] && [ "$(fcalc "$p1 >= $PHASE_MIN")" != 1 ]; then
