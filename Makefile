@@ -93,6 +93,7 @@ check-unit:
 check-sim:
 	$(MAKE) -C tools sim
 	tools/sim/compare-lirs.sh
+	tools/sim/moving-bench.sh --check
 
 check-vm: modules-matrix
 	$(MAKE) -C tools refaultdist

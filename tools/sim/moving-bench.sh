@@ -7,7 +7,12 @@
 # the module's policy (kernel-clockpro), LRU and OPT, and kernel-clockpro
 # minus kernel in points.
 #
-#   tools/sim/moving-bench.sh
+#   tools/sim/moving-bench.sh [--check]
+#
+# --check (make check-sim): fail unless kernel-clockpro is within 1 point
+# of the stock model on every moving row and the phase case, and no
+# worse than it on the loop, zigzag, two pools, Zipf and the hot set
+# (the loop: at least 70 points better).
 #
 # Environment:
 #   SIM        simulator binary (default: <repo>/tools/clockpro-sim)
@@ -65,7 +70,15 @@ pct() {
 	echo $(($1 * C / 100))
 }
 
-printf '%-9s %8s %8s %8s %8s %7s\n' workload kernel kclockpro lru opt diff
+CHECK=0
+case ${1:-} in
+--check) CHECK=1 ;;
+"") ;;
+*) echo "usage: $0 [--check]" >&2; exit 2 ;;
+esac
+
+# the rows, then (--check) each row's least diff in points
+table() {
 for p in 50 80 90; do
 	n=$(pct "$p")
 	row "mov-r$p" $((6 * C)) "phase:n=$n,refs=$((4 * C)),phases=2,seed=1"
@@ -82,3 +95,17 @@ done
 row pools $((6 * C)) "twopools:a=$(pct 50),b=$((5 * C)),refs=$((8 * C)),p=0.5,seed=1"
 row zipf $((6 * C)) "zipf:n=$((3 * C)),refs=$((8 * C)),alpha=0.9,seed=1"
 row hotstr "$C" "hotstream:hot=$(pct 50),refs=$((8 * C)),p=0.5,seed=1"
+}
+
+printf '%-9s %8s %8s %8s %8s %7s\n' workload kernel kclockpro lru opt diff
+if [ "$CHECK" = 0 ]; then
+	table
+	exit 0
+fi
+table | awk '
+	{ print }
+	$1 ~ /^(mov-|phase)/ { min = -1 }
+	$1 == "loop" { min = 70 }
+	$1 ~ /^(zz|pools|zipf|hotstr)/ { min = 0 }
+	$6 + 0 < min { printf "moving-bench: FAIL %s: %+.2f points < %+d\n", $1, $6, min; bad++ }
+	END { if (bad) exit 1; print "moving-bench: PASS" }'

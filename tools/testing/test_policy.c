@@ -567,13 +567,30 @@ static void test_rules(void)
 	      s.pending == 0, "filling: verdict %d target %lld credits %llu",
 	      v, (long long)s.target, (unsigned long long)s.credits);
 
-	/* At the target with a demoted victim unspent: promote, spend it. */
+	/*
+	 * At the target with a demoted victim unspent: promote, spend it.
+	 * A cold page back within its test period: m_c + 1.
+	 */
 	fresh(&p, &s, &sz, 1000, 1000);
 	s.credits = 2;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
-	      s.pending == 0, "credit: verdict %d credits %llu target %lld",
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 999 &&
+	      s.pending == 0 && s.shrink == 1,
+	      "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
+	/* ... a demoted hot page in its place has no test period */
+	fresh(&p, &s, &sz, 1001, 999);
+	s.target = 1000;
+	s.credits = 2;
+	v = cp_policy_refault(&p, &s, &sz, 3000, CP_FLAG_ACTIVE);
+	CHECK(v == CP_KEEP_COLD && s.credits == 2 && s.target == 1000 &&
+	      s.shrink == 0 && s.grow == 0,
+	      "hot page beyond the LRU: verdict %d target %lld", v,
+	      (long long)s.target);
+	v = cp_policy_refault(&p, &s, &sz, 1999, CP_FLAG_ACTIVE);
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.shrink == 0,
+	      "hot page, credit: verdict %d shrink %llu", v,
+	      (unsigned long long)s.shrink);
 
 	/* Otherwise: keep cold, ask the hand to move, m_c - 1. */
 	fresh(&p, &s, &sz, 1000, 1000);
@@ -581,14 +598,20 @@ static void test_rules(void)
 	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001,
 	      "no victim: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
+	/*
+	 * A demoted hot page back within the LRU: the hot set was one page
+	 * short (m_c - 1 first); with the room that makes, it is promoted.
+	 */
 	sz = sizes(1001, 999);	/* the hot set filled the new room */
 	v = cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
-	CHECK(v == CP_KEEP_COLD && s.pending == 2 && s.target == 1001,
+	CHECK(v == CP_PROMOTE && s.pending == 1 && s.target == 1002,
 	      "no victim, was hot: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
-	/* The backlog is capped at 4 hand batches. */
+	/* The backlog is capped at 4 hand batches (a fixed target). */
+	fresh(&p, &s, &sz, 1000, 1000);
+	p.fixed_pct = 50;
 	for (k = 0; k < 5000; k++)
-		cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
+		cp_policy_refault(&p, &s, &sz, 100, 0);
 	CHECK(s.pending == 4ULL * p.hand_batch, "pending %llu",
 	      (unsigned long long)s.pending);
 
@@ -960,7 +983,8 @@ static void test_trim_credits(void)
 	      (unsigned long long)s.demoted, (unsigned long long)s.credits,
 	      (unsigned long long)s.trim_credited);
 	CHECK(cp_policy_refault(&p, &s, &sz, 500, 0) == CP_PROMOTE &&
-	      s.credits == 49, "a trim's victim not spent");
+	      s.credits == 49 && s.target == 999, "a trim's victim not spent");
+	sz = sizes(999, 801);			/* it took the victim's place */
 
 	/* A victim search's demotion is credited, not counted as a trim's. */
 	s.pending = 1;
@@ -999,9 +1023,12 @@ static void test_deactivate(void)
 	CHECK(n == 0 && s.skips == 1, "in band: %llu",
 	      (unsigned long long)n);
 
-	/* The target starts no lower than the active list already is. */
-	fresh(&p, &s, &sz, 1100, 900);
-	CHECK(s.target == 1100, "init from active 1100: %lld",
+	/*
+	 * The target starts at target_init_pct, not at the active list the
+	 * kernel built while memory had room.
+	 */
+	fresh(&p, &s, &sz, 1900, 100);
+	CHECK(s.target == 1000, "init with active 1900: %lld",
 	      (long long)s.target);
 
 	/* Above target + hysteresis: the excess (1100 - 1000). */
@@ -1408,6 +1435,7 @@ static void test_idle_begin(void)
 	int k, hot = 0;
 
 	fresh(&p, &s, &sz, 1499, 501);		/* just under 3/4 hot */
+	s.target = 1499;			/* on target */
 	p.idle_pct = 2;
 	for (k = 0; k < 60; k++)
 		hot += cp_policy_new_page(&p, &s, &sz) == CP_PROMOTE;
@@ -1480,7 +1508,7 @@ static void test_idle_target(void)
 	for (k = 0; k < 1200; k++)
 		cp_policy_new_page(&p, &s, &sz);
 	cp_policy_expired(&p, &s, &sz, 0);
-	CHECK(s.target == 1500, "init in an episode: %lld (active 1500)",
+	CHECK(s.target == 1200, "init in an episode: %lld (quiet 1200)",
 	      (long long)s.target);
 	sz = sizes(1000, 1000);
 	memset(&s, 0, sizeof(s));
