@@ -31,6 +31,10 @@
 #   pools    half the reads over 0.5 C, half over 5 C, 8 C reads; last 2 C
 #   zipf     Zipf 0.9 over 3 C, 8 C reads; the last 2 C
 #   hotstr   a hot set of 0.5 C read during a stream of 4 C; after 1 C
+#   X+mov    the loop, zigzag 1.25 C, Zipf or two pools as above, then
+#            mov-r80 (seed 1): the moving set's last 2 C.  Reported, not
+#            checked: a target left at 85 % or more by the first workload
+#            locks the old set in (docs/results.md).
 set -eu
 
 SIM_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -42,10 +46,25 @@ PARAMS=${PARAMS:-}
 POLICIES=kernel,kernel-clockpro,lru,opt
 
 # one NAME WARMUP SPEC: the hit ratios of the four policies, one line
+# (SPEC: a generator's, or @FILE for a trace file)
 one() {
+	t="gen:$3"
+	case $3 in @*) t=${3#@} ;; esac
 	# shellcheck disable=SC2086 # PARAMS: words
-	"$SIM" -p "$POLICIES" -c "$C" --warmup "$2" --csv $PARAMS "gen:$3" |
+	"$SIM" -p "$POLICIES" -c "$C" --warmup "$2" --csv $PARAMS "$t" |
 		awk -F, 'NR > 1 && NF > 5 { printf "%s ", $(NF - 2) } END { print "" }'
+}
+
+# after NAME SPEC: another workload (SPEC), then the moving set at 0.8 C
+# (mov-r80, its pages apart): the moving set's last 2 C measured
+after() {
+	f=$(mktemp)
+	"$SIM" --gen "$2" >"$f"
+	w=$(wc -l <"$f")
+	n=$(pct 80)
+	"$SIM" --gen "phase:n=$n,refs=$((4 * C)),phases=2,seed=1,base=$((1000 * C))" >>"$f"
+	one "$1" $((w + 6 * C)) "@$f"
+	rm -f "$f"
 }
 
 # row NAME WARMUP SPEC: averaged over SEEDS when SPEC has a seed
@@ -59,7 +78,12 @@ row() {
 	*)
 		one "$1" "$2" "$3"
 		;;
-	esac | awk -v n="$1" '
+	esac | avg "$1"
+}
+
+# avg NAME: lines of four hit ratios in, their mean as NAME's row out
+avg() {
+	awk -v n="$1" '
 		{ for (i = 1; i <= 4; i++) s[i] += $i; k++ }
 		END { printf "%-9s %8.4f %8.4f %8.4f %8.4f %+7.2f\n", n,
 			s[1] / k, s[2] / k, s[3] / k, s[4] / k,
@@ -95,6 +119,12 @@ done
 row pools $((6 * C)) "twopools:a=$(pct 50),b=$((5 * C)),refs=$((8 * C)),p=0.5,seed=1"
 row zipf $((6 * C)) "zipf:n=$((3 * C)),refs=$((8 * C)),alpha=0.9,seed=1"
 row hotstr "$C" "hotstream:hot=$(pct 50),refs=$((8 * C)),p=0.5,seed=1"
+n=$(pct 125)
+after loop+mov "loop:n=$n,passes=8" | avg loop+mov
+after zz+mov "zigzag:n=$n,passes=6" | avg zz+mov
+after zipf+mov "zipf:n=$((3 * C)),refs=$((8 * C)),alpha=0.9,seed=1" | avg zipf+mov
+after pools+mov "twopools:a=$(pct 50),b=$((5 * C)),refs=$((8 * C)),p=0.5,seed=1" |
+	avg pools+mov
 }
 
 printf '%-9s %8s %8s %8s %8s %7s\n' workload kernel kclockpro lru opt diff
@@ -104,6 +134,7 @@ if [ "$CHECK" = 0 ]; then
 fi
 table | awk '
 	{ print }
+	$1 ~ /\+mov$/ { next }	# a known limit: reported, not asserted
 	$1 ~ /^(mov-|phase)/ { min = -1 }
 	$1 == "loop" { min = 70 }
 	$1 ~ /^(zz|pools|zipf|hotstr)/ { min = 0 }
