@@ -152,6 +152,18 @@ run() {
 		h=$(kv region2_hit_ratio_steady "$out") &&
 		tap_diag "moving $cfg: resident after: old region $(kv region1_resident_after "$out"), new $(kv region2_resident_after "$out")"
 		;;
+	zipfmove)
+		# Zipf over 3 C, then the moving set, the module loaded
+		# once: a move after another workload.  Lost in part: 0.879
+		# against stock 0.943 (6.1, 2026-12-06; the simulator 0.71
+		# against 0.94, docs/results.md).  Reported, not asserted;
+		# not in the default works (cp_enforce_works=zipfmove).
+		cpwork zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 \
+			--offset "$((2 * MOVING))" >/dev/null 2>&1 &&
+		work moving "$CP_DATA" "$MOVING" 0 "$MOVING" "$((CPG * 4))" &&
+		h=$(kv region2_hit_ratio_steady "$out") &&
+		tap_diag "zipfmove $cfg: resident after: old region $(kv region1_resident_after "$out"), new $(kv region2_resident_after "$out")"
+		;;
 	zigzag)
 		work zigzag "$CP_DATA" "$ZZ" 6 &&
 		h=$(kv hit_ratio_steady "$out")
@@ -266,7 +278,8 @@ if [ -n "$ENFORCE_ARGS" ]; then
 fi
 
 tap_diag "workload     stock    mglru    clockpro"
-for w in loop loop_ra hotstream hotprimed twopools zipf phase moving zigzag memcg; do
+for w in loop loop_ra hotstream hotprimed twopools zipf phase moving zipfmove zigzag memcg; do
+	in_works "$w" || continue
 	tap_diag "$(printf '%-10s %8s %8s %8s' "$w" "$(res "$w" stock)" "$(res "$w" mglru)" "$(res "$w" clockpro)")"
 done
 
@@ -324,7 +337,11 @@ for w in $works; do
 	if [ "$(fcalc "$(res "$w" clockpro) >= $best - 0.01")" = 1 ]; then
 		tap_ok "$desc"
 	else
-		tap_todo "$desc" "within 1 point of the best stock is not met on every boot yet"
+		if [ "$w" = zipfmove ]; then
+			tap_todo "$desc" "a move after another workload: the hot target stands high and keeps the old set (0.879 against 0.943, 6.1, 2026-12-06)"
+		else
+			tap_todo "$desc" "within 1 point of the best stock is not met on every boot yet"
+		fi
 	fi
 done
 zs=$(res zigzag stock)
