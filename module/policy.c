@@ -44,8 +44,7 @@
  *	the LRU size:				was short), then as below
  *	refault, active below target:		promote (the hot set fills)
  *	refault, distance beyond the LRU size:	keep cold; test over, m_c - 1
- *	refault, a demoted victim is unspent:	promote, spending it; m_c + 1
- *						(a hit in its test period)
+ *	refault, a demoted victim is unspent:	promote, spending it
  *	refault, otherwise:			keep cold, ask the hot hand to
  *						move, m_c - 1 (the hot pages
  *						all proved hot)
@@ -77,24 +76,23 @@
  * of its successor rather than after two sweeps driven by them (cp_age()).
  *
  * A working set that moves, read at random (4 C reads over one region of
- * 0.8 C, then as many over another), is where the two m_c rules for
- * refaults earn their place.  Its new pages get in by their refaults:
- * the inactive list is too short for most of them to be read twice
- * before eviction.  CLOCK-Pro counts such a refault promoted in a
- * victim's place as what it is, a cold page reused within its test
- * period (m_c + 1); not counting it held the target near 70 % through
- * the move, and the old hot pages left the active list one per new page
- * let in.  The cost of counting it is a hot set that needs most of
- * memory, a zigzag (a region of 1.25 C read forward and back): its far
- * pages refault in victims' places too and would take the target down.
- * ARC's answer for a page evicted from its frequent side is the other
- * half: a demoted hot page back within the LRU size says the hot set was
- * short, m_c - 1.  With the target starting at target_init_pct
- * (cp_policy_state_init()), the simulator's moving set gained 3.1 and 5.1
- * points (0.8 C and 0.9 C; within 0.2 of the stock model) and zigzag at
- * 1.25 C 4.5; in the guest, 0.931 and 0.934 against stock's 0.915 and
- * 0.936 (6.1, 6.12).  A target that stands at 85 % or more when the set
- * moves (after a loop) still locks the old set in: see the enforce test.
+ * 0.8 C, then as many over another), gets in by its refaults: the
+ * inactive list is too short for most of its pages to be read twice
+ * before eviction, and every page let in demotes an old one.  How fast
+ * that goes is set by the target when the move begins: the state of a
+ * module loaded before the first region was read begins at the move's
+ * first refault, and used to start at the active list the kernel had
+ * built while the region fit (80 % and more), with a cliff at 85 %
+ * above which the move was lost (cp_policy_state_init()).  It starts at
+ * target_init_pct now.  A demoted hot page refaulting within the LRU
+ * size is m_c - 1 first, ARC's rule for a ghost of its frequent side:
+ * the hot set was short.  That keeps a zigzag's hot set, which a lower
+ * start would otherwise trim into a churn.  CLOCK-Pro's own m_c + 1 for
+ * a refault promoted in a victim's place follows the move faster still
+ * but took a loop's target down into a churn of demotions and
+ * promotions (0.705 in 1 boot of 8): not counted.  A move after another
+ * workload, with the target already high, is still lost
+ * (docs/results.md).
  *
  *		When the hot set falls idle
  *
@@ -601,12 +599,9 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		return CP_KEEP_COLD;
 	}
 	if (s->credits) {
-		/* takes a demoted victim's place: a hit in its test period */
 		s->credits--;
 		s->promotions++;
-		if (test)
-			cp_shrink(p, s, sz);
-		return CP_PROMOTE;
+		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
 	/* Every hot page seen lately was referenced: they earn their keep. */
 	if (s->pending < 4 * (u64)p->hand_batch)

@@ -569,13 +569,15 @@ static void test_rules(void)
 
 	/*
 	 * At the target with a demoted victim unspent: promote, spend it.
-	 * A cold page back within its test period: m_c + 1.
+	 * No m_c + 1 (CLOCK-Pro's rule for a test-period hit): counted, it
+	 * took a loop's target down into a churn of demotions and
+	 * promotions (0.705, docs/results.md).
 	 */
 	fresh(&p, &s, &sz, 1000, 1000);
 	s.credits = 2;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 999 &&
-	      s.pending == 0 && s.shrink == 1,
+	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
+	      s.pending == 0 && s.shrink == 0,
 	      "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
 	/* ... a demoted hot page in its place has no test period */
@@ -983,8 +985,7 @@ static void test_trim_credits(void)
 	      (unsigned long long)s.demoted, (unsigned long long)s.credits,
 	      (unsigned long long)s.trim_credited);
 	CHECK(cp_policy_refault(&p, &s, &sz, 500, 0) == CP_PROMOTE &&
-	      s.credits == 49 && s.target == 999, "a trim's victim not spent");
-	sz = sizes(999, 801);			/* it took the victim's place */
+	      s.credits == 49, "a trim's victim not spent");
 
 	/* A victim search's demotion is credited, not counted as a trim's. */
 	s.pending = 1;
