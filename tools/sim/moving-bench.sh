@@ -11,7 +11,7 @@
 #
 # --check (make check-sim): fail unless kernel-clockpro is no more than 1
 # point below the stock model on the moving rows in order and the phase
-# case, 1.5 on the random ones (0.9 C: -1.23 since 9f9b00c; before it
+# case, 1.5 on the random ones (0.9 C: -1.23 since aaf5288; before 9f9b00c
 # -3.22 and -5.22 at 0.8 and 0.9 C), and no worse than it on the loop,
 # zigzag, two pools, Zipf and the hot set (the loop: at least 70 points
 # better).

@@ -580,7 +580,10 @@ static void test_rules(void)
 	      s.pending == 0 && s.shrink == 0,
 	      "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
-	/* ... a demoted hot page in its place has no test period */
+	/*
+	 * A demoted hot page: beyond the LRU, no growth and kept cold;
+	 * within it on a credit, promoted, and no m_c + 1 either.
+	 */
 	fresh(&p, &s, &sz, 1001, 999);
 	s.target = 1000;
 	s.credits = 2;

@@ -155,8 +155,9 @@ run() {
 	zipfmove)
 		# Zipf over 3 C, then the moving set, the module loaded
 		# once: a move after another workload.  Lost in part: 0.879
-		# against stock 0.943 (6.1, 2026-12-06; the simulator 0.71
-		# against 0.94, docs/results.md).  Reported, not asserted;
+		# against stock 0.943 (6.1, 2026-12-06, with 9f9b00c's
+		# policy; the simulator, aaf5288's: 0.70 against 0.94,
+		# docs/results.md).  Reported, not asserted;
 		# not in the default works (cp_enforce_works=zipfmove).
 		cpwork zipf "$CP_DATA" "$Z" 0.9 "$NREADS" 1 \
 			--offset "$((2 * MOVING))" >/dev/null 2>&1 &&
