@@ -87,6 +87,34 @@ work() {
 	cpwork "$@" >"$out" 2>&1
 }
 
+# cp_enforce_sample=SECS: the module's counters every SECS seconds of a
+# clockpro run, printed after it (one line per sample: the target's way
+# through a run, which the counters at its end do not show).
+SAMPLE=$(cp_param cp_enforce_sample 0)
+SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|deactivate_escalated) '
+sample_pid=
+sample_begin() {
+	[ "$SAMPLE" != 0 ] || return 0
+	(
+		t=0
+		while :; do
+			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" | awk '{ printf "%s=%s ", $1, $2 }')"
+			sleep "$SAMPLE"
+			t=$((t + SAMPLE))
+		done
+	) >/tmp/enf.sample 2>&1 &
+	sample_pid=$!
+}
+sample_end() {
+	[ -n "$sample_pid" ] || return 0
+	kill "$sample_pid" 2>/dev/null
+	wait "$sample_pid" 2>/dev/null || :
+	sample_pid=
+	while read -r l; do
+		tap_diag "$1 sample: $l"
+	done </tmp/enf.sample
+}
+
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
 # print "NAME CONFIG hit_ratio" to /tmp/enf.res
 run() {
@@ -97,6 +125,7 @@ run() {
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
 	h=
+	[ "$cfg" = clockpro ] && sample_begin
 	case $name in
 	loop)
 		work loop "$CP_DATA" "$F" 8 --no-readahead &&
@@ -185,6 +214,7 @@ run() {
 		h=0
 	fi
 	if [ "$cfg" = clockpro ]; then
+		sample_end "$name"
 		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
