@@ -669,7 +669,7 @@ struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
 	u64 trim_credited;
 	u64 aged, age_kept, idle_demoted, idle_reinstated;
-	u64 idle_episodes, idle_past_old;
+	u64 idle_episodes, idle_past_old, restarts;
 	u32 idle_shift;
 	s64 target;
 };
@@ -694,6 +694,7 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->idle_reinstated += st->idle_reinstated;
 	sum->idle_episodes += st->idle_episodes;
 	sum->idle_past_old += st->idle_past_old;
+	sum->restarts += st->restarts;
 	sum->idle_shift = max(sum->idle_shift, st->idle_shift);
 }
 
@@ -752,6 +753,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "idle_demoted_past_old %llu\n", sum.idle_past_old);
 	/* the largest: how far lost bets have widened an idle window */
 	seq_printf(m, "idle_window_doublings %u\n", sum.idle_shift);
+	seq_printf(m, "state_restarts %llu\n", sum.restarts);
 
 	/* armed now; then those of the other mode, or missing */
 	for (n = 0; n < 2; n++) {

@@ -84,7 +84,9 @@
  * first refault, and used to start at the active list the kernel had
  * built while the region fit (80 % and more), with a cliff at 85 %
  * above which the move was lost (cp_policy_state_init()).  It starts at
- * target_init_pct now.  A demoted hot page refaulting within the LRU
+ * target_init_pct now, and a state begun before the cache was dropped
+ * (at the module's load) begins again at the move (cp_lru_dropped()).
+ * A demoted hot page refaulting within the LRU
  * size is m_c - 1 first, ARC's rule for a ghost of its frequent side:
  * the hot set was short.  That keeps a zigzag's hot set, which a lower
  * start would otherwise trim into a churn.  CLOCK-Pro's own m_c + 1 for
@@ -282,8 +284,8 @@ static void cp_idle_follow(const struct cp_policy_params *p,
  * cp_policy_state_init - start the adaptive state of one lruvec
  * @p: parameters
  * @s: state to initialise: zeroed once when the lruvec's slot was taken;
- *     the idle count and its statistics, kept before any target existed,
- *     carry over
+ *     the statistics carry over, and so does the idle count, kept before
+ *     any target existed
  * @sz: current LRU sizes
  */
 void cp_policy_state_init(const struct cp_policy_params *p,
@@ -291,6 +293,19 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 			  const struct cp_lru_sizes *sz)
 {
 	*s = (struct cp_lru_state){
+		/* statistics, kept over a new beginning (cp_lru_dropped()) */
+		.promotions = s->promotions,
+		.kept_cold = s->kept_cold,
+		.grow = s->grow,
+		.shrink = s->shrink,
+		.rotated = s->rotated,
+		.demoted = s->demoted,
+		.trim_credited = s->trim_credited,
+		.skips = s->skips,
+		.trims = s->trims,
+		.aged = s->aged,
+		.age_kept = s->age_kept,
+		.restarts = s->restarts,
 		/* counted before any target existed */
 		.quiet = s->quiet,
 		.idle_on = s->idle_on,
@@ -364,10 +379,36 @@ static void cp_shrink(const struct cp_policy_params *p,
 	s->shrink++;
 }
 
+/*
+ * The LRU holds less than a quarter of the hot target: most of the pages
+ * the state was learnt on are gone (a dropped cache, deleted files, a
+ * memcg emptied).  The target, the fill and the hand's sweep
+ * describe a memory that is gone, and a state begun there meets the next
+ * working set with a target and a fill from it: in the enforce test's
+ * moving set, a state begun at the module's load, before the cache was
+ * dropped, was behind every first run at 0.9 C that fell more than three
+ * points below stock (5 of 5 such runs, 6.1; docs/results.md), where a
+ * state begun at the move's first refault fills, trims and credits as
+ * the move needs.  So the state begins again: at once where a refault,
+ * an expiry or reclaim's scan needs it (the LRU is full again by then),
+ * else at the next of them (cp_policy_cold_hit() lets it go).
+ */
+static bool cp_lru_dropped(const struct cp_policy_params *p,
+			   const struct cp_lru_state *s,
+			   const struct cp_lru_sizes *sz)
+{
+	return !p->fixed_pct && s->target > 0 &&
+	       cp_lru(sz) * 4 < (u64)s->target;
+}
+
 static void cp_ensure_init(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz)
 {
+	if (cp_lru_dropped(p, s, sz)) {
+		s->restarts++;
+		s->target = 0;
+	}
 	if (!s->target)
 		cp_policy_state_init(p, s, sz);
 }
@@ -666,6 +707,10 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 
 	if (!(flags & CP_FLAG_META))
 		cp_policy_reused(s);	/* a cold page used again */
+	if (cp_lru_dropped(p, s, sz)) {
+		s->restarts++;
+		s->target = 0;	/* begins again at the next refault */
+	}
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;

@@ -77,6 +77,7 @@ struct cp_lru_state {
 	u64 idle_demoted;	/* hot pages demoted, bit ignored: idle */
 	u64 idle_past_old;	/* of them, once none older was left */
 	u64 idle_reinstated;	/* such pages promoted again on refault */
+	u64 restarts;		/* states let go: the LRU was dropped */
 };
 
 /* LRU sizes at the moment of a decision, in pages. */

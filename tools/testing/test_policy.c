@@ -557,6 +557,42 @@ static void test_rules(void)
 	      (long long)s.target);
 
 	/*
+	 * The LRU dropped below a quarter of the target without evictions
+	 * (a cache drop): a cold hit lets the state go, statistics kept, and
+	 * the next refault begins it again from the LRU it finds (1000,
+	 * then m_c - 1 for the refault kept cold).
+	 */
+	fresh(&p, &s, &sz, 1000, 1000);
+	s.target = 1200;
+	s.promotions = 7;
+	s.credits = 5;
+	sz = sizes(150, 150);		/* 300: not below 1200 / 4 */
+	cp_policy_cold_hit(&p, &s, &sz, 0);
+	CHECK(s.target != 0, "LRU 300, target 1200: kept (%lld)",
+	      (long long)s.target);
+	sz = sizes(140, 150);		/* 290 < 300 */
+	cp_policy_cold_hit(&p, &s, &sz, 0);
+	CHECK(s.target == 0 && s.promotions == 7 && s.restarts == 1,
+	      "LRU 290, target 1200: let go (%lld), promotions %llu restarts %llu",
+	      (long long)s.target, (unsigned long long)s.promotions,
+	      (unsigned long long)s.restarts);
+	sz = sizes(1600, 400);
+	v = cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(s.target == 1001 && s.credits == 0 && s.promotions == 7 &&
+	      v == CP_KEEP_COLD && s.kept_cold == 1,
+	      "begun again: target %lld credits %llu promotions %llu verdict %d",
+	      (long long)s.target, (unsigned long long)s.credits,
+	      (unsigned long long)s.promotions, v);
+	/* ... and at once where the refault itself finds the LRU dropped */
+	fresh(&p, &s, &sz, 1000, 1000);
+	s.target = 1200;
+	sz = sizes(100, 180);
+	cp_policy_refault(&p, &s, &sz, 100, 0);
+	CHECK(s.target > 0 && s.target <= 280 && s.restarts == 1,
+	      "refault on a dropped LRU: target %lld of 280, restarts %llu",
+	      (long long)s.target, (unsigned long long)s.restarts);
+
+	/*
 	 * Active below target: promote, the hot set fills; no adaptation.
 	 * A victim's credit pays for the room it left.
 	 */
