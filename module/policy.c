@@ -385,11 +385,10 @@ static void cp_shrink(const struct cp_policy_params *p,
  * memcg emptied).  The target, the fill and the hand's sweep
  * describe a memory that is gone, and a state begun there meets the next
  * working set with a target and a fill from it: in the enforce test's
- * moving set, a state begun at the module's load, before the cache was
- * dropped, was behind every first run at 0.9 C that fell more than three
- * points below stock (5 of 5 such runs, 6.1; docs/results.md), where a
- * state begun at the move's first refault fills, trims and credits as
- * the move needs.  So the state begins again: at once where a refault,
+ * moving set at 0.9 C (6.1), each of the 5 first runs whose state began
+ * at the module's load, before the cache was dropped, ended more than
+ * three points below stock, against 3 of the 18 whose state began at the
+ * move's first refault (docs/results.md).  So the state begins again: at once where a refault,
  * an expiry or reclaim's scan needs it (the LRU is full again by then),
  * else at the next of them (cp_policy_cold_hit() lets it go).
  */

@@ -50,8 +50,11 @@ for k in "$@"; do
 		done
 	done
 done
-# the tree the modules come from, as the runs begin (not as they end)
+# the tree the modules come from, as the runs begin (not as they end);
+# the modules are built from it here, not taken as left in $BUILD
 git -C "$TOP" describe --always --dirty >"$OUT/results.csv.rev.new" 2>/dev/null || true
+make -s -C "$TOP" modules-matrix MATRIX_KVERS="$*" BUILD="$BUILD" >"$OUT/build.log" 2>&1 ||
+	{ echo "bench.sh: module build failed: $OUT/build.log" >&2; exit 1; }
 "$SELF_DIR/run-suites.sh" --build "$BUILD" --jobs "$JOBS" "${specs[@]}" >"$OUT/suites.log" 2>&1
 n=0
 for spec in "${specs[@]}"; do
