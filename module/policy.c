@@ -85,7 +85,7 @@
  * built while the region fit (80 % and more), with a cliff at 85 %
  * above which the move was lost (cp_policy_state_init()).  It starts at
  * target_init_pct now, and a state begun before the cache was dropped
- * (at the module's load) begins again at the move (cp_lru_dropped()).
+ * (at the module's load) begins again at the move (cp_let_go_if_dropped()).
  * A demoted hot page refaulting within the LRU
  * size is m_c - 1 first, ARC's rule for a ghost of its frequent side:
  * the hot set was short.  That keeps a zigzag's hot set, which a lower
@@ -293,7 +293,7 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 			  const struct cp_lru_sizes *sz)
 {
 	*s = (struct cp_lru_state){
-		/* statistics, kept over a new beginning (cp_lru_dropped()) */
+		/* statistics, kept over a new beginning (cp_let_go_if_dropped()) */
 		.promotions = s->promotions,
 		.kept_cold = s->kept_cold,
 		.grow = s->grow,
@@ -382,32 +382,32 @@ static void cp_shrink(const struct cp_policy_params *p,
 /*
  * The LRU holds less than a quarter of the hot target: most of the pages
  * the state was learnt on are gone (a dropped cache, deleted files, a
- * memcg emptied).  The target, the fill and the hand's sweep
- * describe a memory that is gone, and a state begun there meets the next
- * working set with a target and a fill from it: in the enforce test's
- * moving set at 0.9 C (6.1), each of the 5 first runs whose state began
- * at the module's load, before the cache was dropped, ended more than
- * three points below stock, against 3 of the 18 whose state began at the
- * move's first refault (docs/results.md).  So the state begins again: at once where a refault,
- * an expiry or reclaim's scan needs it (the LRU is full again by then),
- * else at the next of them (cp_policy_cold_hit() lets it go).
+ * memcg emptied).  The target, the fill and the hand's sweep describe a
+ * memory that is gone, and a state begun there meets the next working
+ * set with them: in the enforce test's moving set at 0.9 C (6.1), each
+ * of the 5 first runs whose state began at the module's load, before the
+ * cache was dropped, ended more than three points below stock, against 3
+ * of the 18 whose state began at the move's first refault
+ * (docs/results.md).  So the state is let go and begins again: at once
+ * where a refault, an expiry or reclaim's scan needs it (the LRU is full
+ * again by then), else at the next of them (cp_policy_cold_hit()).
  */
-static bool cp_lru_dropped(const struct cp_policy_params *p,
-			   const struct cp_lru_state *s,
-			   const struct cp_lru_sizes *sz)
+static void cp_let_go_if_dropped(const struct cp_policy_params *p,
+				 struct cp_lru_state *s,
+				 const struct cp_lru_sizes *sz)
 {
-	return !p->fixed_pct && s->target > 0 &&
-	       cp_lru(sz) * 4 < (u64)s->target;
+	if (p->fixed_pct || s->target <= 0 ||
+	    cp_lru(sz) * 4 >= (u64)s->target)
+		return;
+	s->restarts++;
+	s->target = 0;
 }
 
 static void cp_ensure_init(const struct cp_policy_params *p,
 			   struct cp_lru_state *s,
 			   const struct cp_lru_sizes *sz)
 {
-	if (cp_lru_dropped(p, s, sz)) {
-		s->restarts++;
-		s->target = 0;
-	}
+	cp_let_go_if_dropped(p, s, sz);
 	if (!s->target)
 		cp_policy_state_init(p, s, sz);
 }
@@ -706,10 +706,7 @@ bool cp_policy_cold_hit(const struct cp_policy_params *p,
 
 	if (!(flags & CP_FLAG_META))
 		cp_policy_reused(s);	/* a cold page used again */
-	if (cp_lru_dropped(p, s, sz)) {
-		s->restarts++;
-		s->target = 0;	/* begins again at the next refault */
-	}
+	cp_let_go_if_dropped(p, s, sz);	/* begins again at a refault */
 	/* Before the first refault the LRU may be tiny: no target from it. */
 	if (!s->target || (flags & CP_FLAG_ACTIVE))
 		return false;

@@ -557,8 +557,8 @@ static void test_rules(void)
 	      (long long)s.target);
 
 	/*
-	 * The LRU dropped below a quarter of the target without evictions
-	 * (a cache drop): a cold hit lets the state go, statistics kept, and
+	 * The LRU fell below a quarter of the target (a cache drop): a cold
+	 * hit lets the state go, statistics kept, and
 	 * the next refault begins it again from the LRU it finds (1000,
 	 * then m_c - 1 for the refault kept cold).
 	 */
