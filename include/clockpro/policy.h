@@ -51,6 +51,7 @@ struct cp_lru_state {
 	bool age_only;		/* the last scan granted was aging alone */
 	bool trim;		/* ... was a trim of a list over its target */
 	bool pass;		/* ... was the kernel's (escalated, floor) */
+	bool settled;		/* active seen within its target: band on */
 	u64 fill_clock;		/* eviction clock when last seen filling */
 	u64 fill_inactive;	/* inactive pages at that moment */
 	u64 quiet;		/* pages inserted since the last reuse */

@@ -1057,10 +1057,29 @@ static void test_deactivate(void)
 	n = cp_policy_deactivate(&p, &s, &sz, 0, false);
 	CHECK(n == 0, "under floor, asked 0: %llu", (unsigned long long)n);
 
-	/* Within the band, nothing pending: hold. */
+	/*
+	 * Within the band, nothing pending: hold, once the active list has
+	 * been within its target.  A new state has no band until then: its
+	 * first trim goes on to the target (1040 - 1000).
+	 */
 	fresh(&p, &s, &sz, 1040, 960);
 	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
-	CHECK(n == 0 && s.skips == 1, "in band: %llu",
+	CHECK(n == 40 && s.trim && !s.settled, "new, in band: %llu",
+	      (unsigned long long)n);
+	sz.active = 1000;
+	sz.inactive = 1000;
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 0 && s.settled && s.skips == 1, "at target: %llu",
+	      (unsigned long long)n);
+	sz.active = 1040;
+	sz.inactive = 960;
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 0 && s.skips == 2, "settled, in band: %llu",
+	      (unsigned long long)n);
+	/* a new beginning has no band again */
+	s.target = 0;
+	n = cp_policy_deactivate(&p, &s, &sz, 64, false);
+	CHECK(n == 40 && !s.settled, "begun again, in band: %llu",
 	      (unsigned long long)n);
 
 	/*
