@@ -182,7 +182,8 @@
  * sizes.  A new state has no band until its active list has been within
  * the target once: a first trim that stopped inside the band credited no
  * victim, and a moving set's refaults then found none (the band trap,
- * docs/results.md).
+ * docs/results.md).  A settled state whose credits run out inside the
+ * band can still fall into that trap: not solved.
  */
 #include "clockpro/nonres.h"
 #include "clockpro/policy.h"
