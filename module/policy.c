@@ -180,10 +180,12 @@
  * more active pages than the inactive list holds (cp_scan_cap()).  The
  * +-hysteresis band keeps the target from chasing the instantaneous list
  * sizes.  A new state has no band until its active list has been within
- * the target once: a first trim that stopped inside the band credited no
- * victim, and a moving set's refaults then found none (the band trap,
- * docs/results.md).  A settled state whose credits run out inside the
- * band can still fall into that trap: not solved.
+ * the target once: a first trim that stopped inside the band (its
+ * rotations put back part of what it was granted) credited no victim,
+ * none followed, and a moving set's refaults, kept cold, grew the target
+ * to its maximum, the old set locked in (the band trap, docs/results.md).
+ * A settled state whose credits run out inside the band can still fall
+ * into that trap: not solved.
  */
 #include "clockpro/nonres.h"
 #include "clockpro/policy.h"
@@ -922,14 +924,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	cp_ensure_init(p, s, sz);
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
-	/*
-	 * A new state has no band until its active list has been within
-	 * the target once: the first trim goes on to the target.  One that
-	 * stopped inside the band (its rotations put back part of what it
-	 * was granted) credited no victim, and none followed: the moving
-	 * set's refaults were kept cold and grew the target to its maximum,
-	 * the old set locked in (docs/results.md).
-	 */
+	/* no band before the list was first within its target (above) */
 	if ((s64)sz->active <= target)
 		s->settled = true;
 	else if (!s->settled)
