@@ -59,6 +59,7 @@ enum cp_stat_item {
 	CP_STAT_ESC_ZONES,	/* of which: zones it may not reclaim from */
 	CP_STAT_SLOTS_FREED,	/* state slots of dead memcgs released */
 	CP_STAT_REMOTE_REFAULTS, /* enforce: judged on another node's clock */
+	CP_STAT_HAND_LOST,	/* enforce: hot pages scanned, the call's mode lost */
 	CP_NR_STATS,
 };
 

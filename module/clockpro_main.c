@@ -663,10 +663,12 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 	[CP_STAT_ESC_ZONES] = "escalated_zones",
 	[CP_STAT_SLOTS_FREED] = "lruvec_slots_freed",
 	[CP_STAT_REMOTE_REFAULTS] = "remote_refaults",
+	[CP_STAT_HAND_LOST] = "hand_call_lost",
 };
 
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
+	u64 grow_kept, grow_hot, grow_expired, promoted_credit, uncredited;
 	u64 trim_credited;
 	u64 aged, age_kept, idle_demoted, idle_reinstated;
 	u64 idle_episodes, idle_past_old, restarts;
@@ -685,6 +687,11 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->target += cp_slot_target(s);
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
+	sum->grow_kept += st->grow_kept;
+	sum->grow_hot += st->grow_hot;
+	sum->grow_expired += st->grow_expired;
+	sum->promoted_credit += st->promoted_credit;
+	sum->uncredited += st->uncredited;
 	sum->credits += st->credits;
 	sum->trim_credited += st->trim_credited;
 	sum->pending += st->pending;
@@ -742,6 +749,11 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "inactive_pages %llu\n", sum.inactive);
 	seq_printf(m, "adapt_grow %llu\n", sum.grow);
 	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
+	seq_printf(m, "adapt_grow_kept_cold %llu\n", sum.grow_kept);
+	seq_printf(m, "adapt_grow_hot_refault %llu\n", sum.grow_hot);
+	seq_printf(m, "adapt_grow_expired %llu\n", sum.grow_expired);
+	seq_printf(m, "promoted_on_credit %llu\n", sum.promoted_credit);
+	seq_printf(m, "hand_demoted_uncredited %llu\n", sum.uncredited);
 	seq_printf(m, "hand_credits %llu\n", sum.credits);
 	seq_printf(m, "hand_trim_credited %llu\n", sum.trim_credited);
 	seq_printf(m, "hand_pending %llu\n", sum.pending);

@@ -437,6 +437,7 @@ enum cp_call_mode {
 	CP_CALL_HAND,		/* CLOCK steps */
 	CP_CALL_AGE,		/* CLOCK steps granted for aging alone */
 	CP_CALL_TRIM,		/* CLOCK steps granted as a trim */
+	CP_CALL_LOST,		/* cp_call_get(): current holds no way */
 };
 
 /* cp_call_set(): the mode shares a word with a task pointer */
@@ -1300,28 +1301,83 @@ static void cp_accessed(struct folio *folio)
  * each see their own call's grant.  A call the kernel escalated, or one
  * below the inactive floor, is the kernel's alone: nothing rotates.
  */
+#ifndef CP_CALL_BITS
 #define CP_CALL_BITS		7
-static unsigned long cp_calls[1 << CP_CALL_BITS];
+#endif
+#ifndef CP_CALL_WAYS
+#define CP_CALL_WAYS		4
+#endif
+/*
+ * Per task, the mode of its last shrink_active_list() call: a bucket of
+ * ways by task, each way a task pointer with the mode in its low bits and
+ * the jiffies it was set.  A task claims the way set longest ago (entries
+ * are never cleared: a task whose call ended leaves its way to be taken);
+ * with one way per bucket, two reclaimers that hashed alike (kswapd and a
+ * reader in direct reclaim, 1 boot in 128) took each other's mode for
+ * whole calls, and the kernel demoted the folios of those calls unjudged.
+ * A task whose way was taken (more live reclaimers in one bucket than it
+ * has ways) or never claimed (a race lost twice) is the kernel's for the
+ * rest of its call, which is safe; hand_call_lost counts its folios.
+ */
+struct cp_call_way {
+	unsigned long v;	/* task | mode */
+	unsigned long when;	/* jiffies at the claim */
+};
 
-static unsigned long *cp_call_slot(struct task_struct *task)
+static struct cp_call_way cp_calls[1 << CP_CALL_BITS][CP_CALL_WAYS];
+
+static struct cp_call_way *cp_call_bucket(struct task_struct *task)
 {
-	return &cp_calls[hash_ptr(task, CP_CALL_BITS)];
+	/* CP_CALL_BITS=0 (a test build): every task in one bucket */
+	return cp_calls[CP_CALL_BITS ? hash_ptr(task, CP_CALL_BITS) : 0];
 }
 
 static void cp_call_set(enum cp_call_mode mode)
 {
+	struct cp_call_way *b = cp_call_bucket(current);
 	/* task_struct is cache-line aligned: the low bits carry the mode */
-	WRITE_ONCE(*cp_call_slot(current), (unsigned long)current | mode);
+	unsigned long me = (unsigned long)current, v;
+	int i, old, tries;
+
+	for (i = 0; i < CP_CALL_WAYS; i++) {
+		v = READ_ONCE(b[i].v);
+		if ((v & ~3UL) != me)
+			continue;
+		/* ours, unless another task takes the way meanwhile */
+		if (cmpxchg(&b[i].v, v, me | mode) == v) {
+			WRITE_ONCE(b[i].when, jiffies);
+			return;
+		}
+		break;
+	}
+	/* only current stores its own pointer: it cannot appear meanwhile */
+	old = 0;
+	for (i = 1; i < CP_CALL_WAYS; i++)
+		if (time_before(READ_ONCE(b[i].when), READ_ONCE(b[old].when)))
+			old = i;
+	/* a race lost: the next way; lost again, PASS (hand_call_lost) */
+	for (tries = 0; tries < 2; tries++, old = (old + 1) % CP_CALL_WAYS) {
+		v = READ_ONCE(b[old].v);
+		if (cmpxchg(&b[old].v, v, me | mode) == v) {
+			WRITE_ONCE(b[old].when, jiffies);
+			return;
+		}
+	}
 }
 
-/* The mode of current's shrink_active_list() call; another task's: PASS. */
+/* The mode of current's shrink_active_list() call, or LOST. */
 static enum cp_call_mode cp_call_get(void)
 {
-	unsigned long v = READ_ONCE(*cp_call_slot(current));
+	struct cp_call_way *b = cp_call_bucket(current);
+	unsigned long me = (unsigned long)current, v;
+	int i;
 
-	if ((v & ~3UL) != (unsigned long)current)
-		return CP_CALL_PASS;
-	return v & 3UL;
+	for (i = 0; i < CP_CALL_WAYS; i++) {
+		v = READ_ONCE(b[i].v);
+		if ((v & ~3UL) == me)
+			return v & 3UL;
+	}
+	return CP_CALL_LOST;
 }
 
 struct cp_referenced_data {
@@ -1341,7 +1397,9 @@ static int __kprobes cp_referenced_entry(struct kretprobe_instance *ri,
 	    folio_test_lru(folio) || folio_test_swapbacked(folio))
 		return 1;	/* not the hot hand: skip the return handler */
 	mode = cp_call_get();
-	if (mode == CP_CALL_PASS)
+	if (mode == CP_CALL_LOST)
+		cp_count(CP_STAT_HAND_LOST, folio_nr_pages(folio));
+	if (mode == CP_CALL_PASS || mode == CP_CALL_LOST)
 		return 1;
 	d->folio = folio;
 	d->vm_flags = (void *)regs_get_kernel_argument(regs, 3);

@@ -301,11 +301,16 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 	*s = (struct cp_lru_state){
 		/* statistics, kept over a new beginning (cp_let_go_if_dropped()) */
 		.promotions = s->promotions,
+		.promoted_credit = s->promoted_credit,
 		.kept_cold = s->kept_cold,
 		.grow = s->grow,
+		.grow_kept = s->grow_kept,
+		.grow_hot = s->grow_hot,
+		.grow_expired = s->grow_expired,
 		.shrink = s->shrink,
 		.rotated = s->rotated,
 		.demoted = s->demoted,
+		.uncredited = s->uncredited,
 		.trim_credited = s->trim_credited,
 		.skips = s->skips,
 		.trims = s->trims,
@@ -373,6 +378,16 @@ static void cp_grow(const struct cp_policy_params *p, struct cp_lru_state *s,
 		return;
 	s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);
 	s->grow += n;
+}
+
+/* m_c - 1 for a refault kept cold (@n: 0 if its test period was over). */
+static void cp_grow_kept(const struct cp_policy_params *p,
+			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
+			 u32 n)
+{
+	cp_grow(p, s, sz, n);
+	if (!p->fixed_pct)
+		s->grow_kept += n;
 }
 
 /* m_c + 1: the hot target shrinks by one step. */
@@ -621,8 +636,11 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	}
 	cp_ensure_init(p, s, sz);
 	/* A demoted hot page back within the LRU: the hot set was short. */
-	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz))
+	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz)) {
 		cp_grow(p, s, sz, 1);
+		if (!p->fixed_pct)
+			s->grow_hot++;
+	}
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
 	if ((s64)sz->active < target) {
@@ -640,13 +658,14 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	}
 	if (distance > cp_lru(sz)) {
 		/* Could not stay resident in all of memory: test over. */
-		cp_grow(p, s, sz, test);
+		cp_grow_kept(p, s, sz, test);
 		s->kept_cold++;
 		return CP_KEEP_COLD;
 	}
 	if (s->credits) {
 		s->credits--;
 		s->promotions++;
+		s->promoted_credit++;
 		return CP_PROMOTE;	/* takes a demoted victim's place */
 	}
 	/* Every hot page seen lately was referenced: they earn their keep. */
@@ -654,7 +673,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		s->pending++;
 	if (s->wanted < 4 * (u64)p->hand_batch)
 		s->wanted++;
-	cp_grow(p, s, sz, test);
+	cp_grow_kept(p, s, sz, test);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
 }
@@ -673,6 +692,8 @@ void cp_policy_expired(const struct cp_policy_params *p,
 	cp_ensure_init(p, s, sz);
 	cp_note_fill(p, s, sz, cp_policy_target(p, s, sz));
 	cp_grow(p, s, sz, nr);
+	if (!p->fixed_pct)
+		s->grow_expired += nr;
 }
 
 /**
@@ -777,6 +798,8 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 		s->credits++;
 		if (seen & CP_SCAN_TRIM)
 			s->trim_credited++;
+	} else if (s->target) {
+		s->uncredited++;
 	}
 	return false;
 }

@@ -63,11 +63,16 @@ struct cp_lru_state {
 	u64 idle_clock;		/* eviction clock at the last idle demotion */
 	/* statistics (monotonic) */
 	u64 promotions;		/* refaults sent to the active list */
+	u64 promoted_credit;	/* ... in a demoted victim's place */
 	u64 kept_cold;		/* refaults kept on the inactive list */
 	u64 grow;		/* m_c - 1 events: hot target grew */
+	u64 grow_kept;		/* ... of them, refaults kept cold */
+	u64 grow_hot;		/* ... demoted hot pages back within the LRU */
+	u64 grow_expired;	/* ... test periods ended unused */
 	u64 shrink;		/* m_c + 1 events: hot target shrank */
 	u64 rotated;		/* hot pages given a second chance */
 	u64 demoted;		/* hot pages the hot hand demoted */
+	u64 uncredited;	/* ... no credit: list over target */
 	u64 trim_credited;	/* of them, credited as victims by a trim */
 	u64 skips;		/* deactivation requests refused */
 	u64 trims;		/* deactivation requests sized */

@@ -241,6 +241,7 @@ struct rand_stats {
 	u64 trim_credits;	/* trim_credited miscounted */
 	u64 aging_over;		/* aging owed beyond the active list */
 	u64 bad_idle;		/* new-page verdicts against the idle rule */
+	u64 bad_split;		/* grow's sources, promotions, demotions */
 };
 
 /*
@@ -382,6 +383,12 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			}
 			if (s.pending > 4ULL * p.hand_batch)
 				st->pending_over++;
+			/* the counters of where the target went add up */
+			if (s.grow != s.grow_kept + s.grow_hot +
+				      s.grow_expired ||
+			    s.promoted_credit > s.promotions ||
+			    s.uncredited > s.demoted)
+				st->bad_split++;
 			st->events++;
 			bounds(&p, &sz, &lo, &hi);
 			t = cp_policy_target(&p, &s, &sz);
@@ -447,6 +454,9 @@ static void test_random_events(void)
 	      (unsigned long long)st.aging_over);
 	CHECK(st.bad_idle == 0, "%llu new-page verdicts or reuses against the idle rule",
 	      (unsigned long long)st.bad_idle);
+	CHECK(st.bad_split == 0,
+	      "%llu times adapt_grow's sources, promoted_on_credit or hand_demoted_uncredited did not add up",
+	      (unsigned long long)st.bad_split);
 	CHECK(st.promote > st.events / 50 && st.cold > st.events / 50,
 	      "verdicts one-sided");
 }
@@ -613,7 +623,7 @@ static void test_rules(void)
 	s.credits = 2;
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
 	CHECK(v == CP_PROMOTE && s.credits == 1 && s.target == 1000 &&
-	      s.pending == 0 && s.shrink == 0,
+	      s.pending == 0 && s.shrink == 0 && s.promoted_credit == 1,
 	      "credit: verdict %d credits %llu target %lld",
 	      v, (unsigned long long)s.credits, (long long)s.target);
 	/*
@@ -636,7 +646,8 @@ static void test_rules(void)
 	/* Otherwise: keep cold, ask the hand to move, m_c - 1. */
 	fresh(&p, &s, &sz, 1000, 1000);
 	v = cp_policy_refault(&p, &s, &sz, 100, 0);
-	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001,
+	CHECK(v == CP_KEEP_COLD && s.pending == 1 && s.target == 1001 &&
+	      s.grow_kept == 1 && s.grow_hot == 0,
 	      "no victim: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
 	/*
@@ -645,7 +656,8 @@ static void test_rules(void)
 	 */
 	sz = sizes(1001, 999);	/* the hot set filled the new room */
 	v = cp_policy_refault(&p, &s, &sz, 100, CP_FLAG_ACTIVE);
-	CHECK(v == CP_PROMOTE && s.pending == 1 && s.target == 1002,
+	CHECK(v == CP_PROMOTE && s.pending == 1 && s.target == 1002 &&
+	      s.grow_hot == 1 && s.grow_kept == 1 && s.promoted_credit == 0,
 	      "no victim, was hot: verdict %d pending %llu target %lld", v,
 	      (unsigned long long)s.pending, (long long)s.target);
 	/* The backlog is capped at 4 hand batches (a fixed target). */

@@ -91,7 +91,7 @@ work() {
 # clockpro run, printed after it (one line per sample: the target's way
 # through a run, which the counters at its end do not show).
 SAMPLE=$(cp_param cp_enforce_sample 0)
-SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|deactivate_escalated|state_restarts) '
+SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_trim_credited|hand_call_lost|deactivate_escalated|state_restarts) '
 sample_pid=
 sample_begin() {
 	[ "$SAMPLE" != 0 ] || return 0
@@ -216,7 +216,7 @@ run() {
 	fi
 	if [ "$cfg" = clockpro ]; then
 		sample_end "$name"
-		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|state_restarts|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_call_lost|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|state_restarts|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
 		if [ -n "$ENFORCE_ARGS" ]; then
