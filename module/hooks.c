@@ -1313,8 +1313,8 @@ static void cp_accessed(struct folio *folio)
  * the jiffies it was set.  A task claims the way set longest ago (entries
  * are never cleared: a task whose call ended leaves its way to be taken);
  * with one way per bucket, two reclaimers that hashed alike (kswapd and a
- * reader in direct reclaim, 1 boot in 128) took each other's mode for
- * whole calls, and the kernel demoted the folios of those calls unjudged.
+ * reader in direct reclaim) took each other's mode for whole calls, and
+ * the kernel demoted the folios of those calls unjudged.
  * A task whose way was taken (more live reclaimers in one bucket than it
  * has ways) or never claimed (a race lost twice) is the kernel's for the
  * rest of its call, which is safe; hand_call_lost counts its folios.
