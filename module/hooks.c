@@ -1324,7 +1324,9 @@ struct cp_call_way {
 	unsigned long when;	/* jiffies at the claim */
 };
 
-static struct cp_call_way cp_calls[1 << CP_CALL_BITS][CP_CALL_WAYS];
+/* a bucket of 4 ways is one cache line */
+static struct cp_call_way cp_calls[1 << CP_CALL_BITS][CP_CALL_WAYS]
+	____cacheline_aligned;
 
 static struct cp_call_way *cp_call_bucket(struct task_struct *task)
 {
