@@ -370,24 +370,15 @@ s64 cp_policy_target(const struct cp_policy_params *p,
 	return cp_clamp_target(p, sz, s->target);
 }
 
-/* m_c - 1: the hot target grows by @n steps. */
+/* m_c - 1: the hot target grows by @n steps; @src counts them by cause. */
 static void cp_grow(const struct cp_policy_params *p, struct cp_lru_state *s,
-		    const struct cp_lru_sizes *sz, u32 n)
+		    const struct cp_lru_sizes *sz, u32 n, u64 *src)
 {
 	if (p->fixed_pct || !n)
 		return;
 	s->target = cp_clamp_target(p, sz, s->target + (s64)p->step * n);
 	s->grow += n;
-}
-
-/* m_c - 1 for a refault kept cold (@n: 0 if its test period was over). */
-static void cp_grow_kept(const struct cp_policy_params *p,
-			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
-			 u32 n)
-{
-	cp_grow(p, s, sz, n);
-	if (!p->fixed_pct)
-		s->grow_kept += n;
+	*src += n;
 }
 
 /* m_c + 1: the hot target shrinks by one step. */
@@ -636,11 +627,8 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	}
 	cp_ensure_init(p, s, sz);
 	/* A demoted hot page back within the LRU: the hot set was short. */
-	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz)) {
-		cp_grow(p, s, sz, 1);
-		if (!p->fixed_pct)
-			s->grow_hot++;
-	}
+	if ((flags & CP_FLAG_ACTIVE) && distance <= cp_lru(sz))
+		cp_grow(p, s, sz, 1, &s->grow_hot);
 	target = cp_policy_target(p, s, sz);
 	cp_note_fill(p, s, sz, target);
 	if ((s64)sz->active < target) {
@@ -658,7 +646,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 	}
 	if (distance > cp_lru(sz)) {
 		/* Could not stay resident in all of memory: test over. */
-		cp_grow_kept(p, s, sz, test);
+		cp_grow(p, s, sz, test, &s->grow_kept);
 		s->kept_cold++;
 		return CP_KEEP_COLD;
 	}
@@ -673,7 +661,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		s->pending++;
 	if (s->wanted < 4 * (u64)p->hand_batch)
 		s->wanted++;
-	cp_grow_kept(p, s, sz, test);
+	cp_grow(p, s, sz, test, &s->grow_kept);
 	s->kept_cold++;
 	return CP_KEEP_COLD;
 }
@@ -691,9 +679,7 @@ void cp_policy_expired(const struct cp_policy_params *p,
 {
 	cp_ensure_init(p, s, sz);
 	cp_note_fill(p, s, sz, cp_policy_target(p, s, sz));
-	cp_grow(p, s, sz, nr);
-	if (!p->fixed_pct)
-		s->grow_expired += nr;
+	cp_grow(p, s, sz, nr, &s->grow_expired);
 }
 
 /**

@@ -72,7 +72,7 @@ struct cp_lru_state {
 	u64 shrink;		/* m_c + 1 events: hot target shrank */
 	u64 rotated;		/* hot pages given a second chance */
 	u64 demoted;		/* hot pages the hot hand demoted */
-	u64 uncredited;	/* ... no credit: list over target */
+	u64 uncredited;		/* ... no credit: list over target */
 	u64 trim_credited;	/* of them, credited as victims by a trim */
 	u64 skips;		/* deactivation requests refused */
 	u64 trims;		/* deactivation requests sized */
