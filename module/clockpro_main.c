@@ -669,6 +669,7 @@ static const char * const cp_stat_names[CP_NR_STATS] = {
 struct cp_lruvec_sum {
 	u64 lruvecs, active, inactive, grow, shrink, credits, pending;
 	u64 grow_kept, grow_hot, grow_expired, promoted_credit, uncredited;
+	u64 kept_far;
 	u64 trim_credited;
 	u64 aged, age_kept, idle_demoted, idle_reinstated;
 	u64 idle_episodes, idle_past_old, restarts;
@@ -688,6 +689,7 @@ static void cp_sum_lruvec(void *arg, const struct cp_lruvec_slot *s)
 	sum->grow += st->grow;
 	sum->shrink += st->shrink;
 	sum->grow_kept += st->grow_kept;
+	sum->kept_far += st->kept_far;
 	sum->grow_hot += st->grow_hot;
 	sum->grow_expired += st->grow_expired;
 	sum->promoted_credit += st->promoted_credit;
@@ -750,6 +752,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "adapt_grow %llu\n", sum.grow);
 	seq_printf(m, "adapt_shrink %llu\n", sum.shrink);
 	seq_printf(m, "adapt_grow_kept_cold %llu\n", sum.grow_kept);
+	seq_printf(m, "kept_cold_far %llu\n", sum.kept_far);
 	seq_printf(m, "adapt_grow_hot_refault %llu\n", sum.grow_hot);
 	seq_printf(m, "adapt_grow_expired %llu\n", sum.grow_expired);
 	seq_printf(m, "promoted_on_credit %llu\n", sum.promoted_credit);

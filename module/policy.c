@@ -303,6 +303,7 @@ void cp_policy_state_init(const struct cp_policy_params *p,
 		.promotions = s->promotions,
 		.promoted_credit = s->promoted_credit,
 		.kept_cold = s->kept_cold,
+		.kept_far = s->kept_far,
 		.grow = s->grow,
 		.grow_kept = s->grow_kept,
 		.grow_hot = s->grow_hot,
@@ -648,6 +649,7 @@ enum cp_verdict cp_policy_refault(const struct cp_policy_params *p,
 		/* Could not stay resident in all of memory: test over. */
 		cp_grow(p, s, sz, test, &s->grow_kept);
 		s->kept_cold++;
+		s->kept_far++;
 		return CP_KEEP_COLD;
 	}
 	if (s->credits) {

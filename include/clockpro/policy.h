@@ -65,6 +65,7 @@ struct cp_lru_state {
 	u64 promotions;		/* refaults sent to the active list */
 	u64 promoted_credit;	/* ... in a demoted victim's place */
 	u64 kept_cold;		/* refaults kept on the inactive list */
+	u64 kept_far;		/* ... of them, from beyond the LRU's size */
 	u64 grow;		/* m_c - 1 events: hot target grew */
 	u64 grow_kept;		/* ... of them, refaults kept cold */
 	u64 grow_hot;		/* ... demoted hot pages back within the LRU */

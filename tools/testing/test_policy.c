@@ -386,6 +386,7 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 			/* the counters of where the target went add up */
 			if (s.grow != s.grow_kept + s.grow_hot +
 				      s.grow_expired ||
+			    s.kept_far > s.kept_cold ||
 			    s.promoted_credit > s.promotions ||
 			    s.uncredited > s.demoted)
 				st->bad_split++;

@@ -91,14 +91,14 @@ work() {
 # clockpro run, printed after it (one line per sample: the target's way
 # through a run, which the counters at its end do not show).
 SAMPLE=$(cp_param cp_enforce_sample 0)
-SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_trim_credited|hand_call_lost|deactivate_escalated|state_restarts) '
+SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|kept_cold_far|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_trim_credited|hand_call_lost|deactivate_escalated|state_restarts|new|kernel_shadow_refaults|kernel_activations_undone|deactivate_held|demoted_hits|table_expired|table_displaced|idle_inserted_hot|hand_aged|hand_age_kept) '
 sample_pid=
 sample_begin() {
 	[ "$SAMPLE" != 0 ] || return 0
 	(
 		t=0
 		while :; do
-			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" | awk '{ printf "%s=%s ", $1, $2 }')"
+			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" | awk '{ printf "%s=%s ", $1, $2 }')$(grep -E '^workingset_(activate|restore)_file ' /proc/vmstat | awk '{ printf "%s=%s ", $1, $2 }')"
 			sleep "$SAMPLE"
 			t=$((t + SAMPLE))
 		done
@@ -115,6 +115,26 @@ sample_end() {
 	done </tmp/enf.sample
 }
 
+# cp_enforce_trace=1: who woke kswapd, for which zone and order, during
+# each run (the vmscan wakeup tracepoints; a run's zone-restricted
+# reclaim shows as wakeups with zid=0, ZONE_DMA), printed after it.
+TRACE_KSWAPD=$(cp_param cp_enforce_trace 0)
+TR=/sys/kernel/tracing
+kswapd_trace_begin() {
+	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
+	# zid is recorded, not printed: count by it with hist triggers
+	echo 'hist:keys=zid,order' >"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger"
+	echo 'hist:keys=zid,order,gfp_flags.hex' >"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger"
+}
+kswapd_trace_end() {
+	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
+	for e in mm_vmscan_kswapd_wake mm_vmscan_wakeup_kswapd; do
+		tap_diag "$1 $e: $(awk '/^\{/ { gsub(/[{}]/, ""); gsub(/ +/, " "); printf "[%s]", $0 }' "$TR/events/vmscan/$e/hist")"
+	done
+	echo '!hist:keys=zid,order' >"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger"
+	echo '!hist:keys=zid,order,gfp_flags.hex' >"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger"
+}
+
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
 # print "NAME CONFIG hit_ratio" to /tmp/enf.res
 run() {
@@ -125,7 +145,9 @@ run() {
 	cp_drop_caches
 	out=/tmp/enf.$name.$cfg
 	h=
+	cp /proc/vmstat /tmp/enf.vmstat0
 	[ "$cfg" = clockpro ] && sample_begin
+	kswapd_trace_begin
 	case $name in
 	loop)
 		work loop "$CP_DATA" "$F" 8 --no-readahead &&
@@ -216,7 +238,7 @@ run() {
 	fi
 	if [ "$cfg" = clockpro ]; then
 		sample_end "$name"
-		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_call_lost|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|state_restarts|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
+		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kept_cold_far|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_call_lost|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|state_restarts|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
 		if [ -n "$ENFORCE_ARGS" ]; then
@@ -227,6 +249,11 @@ run() {
 			fi
 		fi
 	fi
+	kswapd_trace_end "$name $cfg"
+	# what reclaim did during the run (the kernel's side of a result)
+	tap_diag "$name $cfg vmstat: $(awk 'NR == FNR { v[$1] = $2; next }
+		$1 ~ /^(pgscan_(kswapd|direct)|pgsteal_(kswapd|direct)|pgskip_[a-z0-9]*|pgrefill|pgdeactivate|pgactivate|pgrotated|allocstall_(dma32|normal)|pageoutrun|kswapd_low_wmark_hit_quickly|kswapd_high_wmark_hit_quickly|compact_stall|compact_success|workingset_(refault|activate|restore)_file|workingset_nodereclaim|slabs_scanned|pgmajfault|nr_free_pages)$/ {
+			printf "%s=%d ", $1, $2 - v[$1] }' /tmp/enf.vmstat0 /proc/vmstat)"
 	[ "$BOOT_LRU" = none ] || echo "$BOOT_LRU" >$LRU_GEN
 	echo "$name $cfg $h" >>/tmp/enf.res
 	tap_diag "$name $cfg hit ratio $h"
@@ -251,6 +278,9 @@ best_stock() {
 cfgs="stock clockpro"
 [ -e $LRU_GEN ] && cfgs="stock mglru clockpro"
 [ -n "$ENFORCE_ARGS" ] && cfgs="mglru clockpro"	# as booted
+# cp_enforce_cfgs=stock,clockpro: these configurations only, in this order
+# (which run precedes clockpro's matters: see phase and moving below)
+cfgs=$(cp_param cp_enforce_cfgs "$cfgs" | tr , ' ')
 works=$(cp_param cp_enforce_works "loop hotstream hotprimed twopools zipf phase moving zigzag loop_ra memcg" | tr , ' ')
 for w in $works; do
 	for cfg in $cfgs; do
