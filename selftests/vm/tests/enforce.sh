@@ -123,16 +123,21 @@ TR=/sys/kernel/tracing
 kswapd_trace_begin() {
 	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
 	# zid is recorded, not printed: count by it with hist triggers
-	echo 'hist:keys=zid,order' >"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger"
-	echo 'hist:keys=zid,order,gfp_flags.hex' >"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger"
+	# (a diagnostic: a kernel without hist triggers only loses the lines)
+	echo 'hist:keys=zid,order' 2>/dev/null \
+		>"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" || :
+	echo 'hist:keys=zid,order,gfp_flags.hex' 2>/dev/null \
+		>"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger" || :
 }
 kswapd_trace_end() {
 	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
 	for e in mm_vmscan_kswapd_wake mm_vmscan_wakeup_kswapd; do
-		tap_diag "$1 $e: $(awk '/^\{/ { gsub(/[{}]/, ""); gsub(/ +/, " "); printf "[%s]", $0 }' "$TR/events/vmscan/$e/hist")"
+		tap_diag "$1 $e: $(awk '/^\{/ { gsub(/[{}]/, ""); gsub(/ +/, " "); printf "[%s]", $0 }' "$TR/events/vmscan/$e/hist" 2>/dev/null)"
 	done
-	echo '!hist:keys=zid,order' >"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger"
-	echo '!hist:keys=zid,order,gfp_flags.hex' >"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger"
+	echo '!hist:keys=zid,order' 2>/dev/null \
+		>"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" || :
+	echo '!hist:keys=zid,order,gfp_flags.hex' 2>/dev/null \
+		>"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger" || :
 }
 
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
