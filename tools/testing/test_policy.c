@@ -237,7 +237,8 @@ static u64 random_size(uint64_t *rs)
 struct rand_stats {
 	u64 events, bad_target, bad_adapted, held, fixed_moved, fixed_adapt;
 	u64 oversized, pending_over, promote, cold;
-	u64 credits_above;	/* credits granted above the target */
+	u64 credits_above;	/* credits granted above the target's band */
+	u64 credits_band;	/* credits granted inside the band */
 	u64 trim_credits;	/* trim_credited miscounted */
 	u64 aging_over;		/* aging owed beyond the active list */
 	u64 bad_idle;		/* new-page verdicts against the idle rule */
@@ -330,8 +331,15 @@ static void random_events(struct rand_stats *st, uint64_t seed, u64 runs)
 					st->bad_adapted++;
 				if (s.credits > credits &&
 				    (s64)sz.active > cp_policy_target(&p, &s,
-								      &sz))
+								      &sz) +
+				    (s.settled ? (s64)pct(sz.active +
+							 sz.inactive,
+							 p.hyst_pct) : 0))
 					st->credits_above++;
+				else if (s.credits > credits &&
+					 (s64)sz.active >
+					 cp_policy_target(&p, &s, &sz))
+					st->credits_band++;
 				if (s.trim_credited != trim_credited +
 				    (s.credits > credits &&
 				     (seen & CP_SCAN_TRIM)))
@@ -996,10 +1004,30 @@ static void test_credit_within_target(void)
 	      "965 active, target %lld: demotion credited (s->target %lld)",
 	      (long long)cp_policy_target(&p, &s, &sz), (long long)s.target);
 
+	/*
+	 * Once the list has been within its target, the dead band above it
+	 * (2% of 2 000 = 40 pages) credits too: no trim runs there.
+	 */
+	fresh(&p, &s, &sz, 1000, 1000);		/* target 1000 */
+	cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(s.settled, "on its target: not settled");
+	sz = sizes(1030, 970);
+	cp_policy_deactivate(&p, &s, &sz, 32, false);
+	CHECK(!s.trim, "30 over a target with a band of 40: trimmed");
+	cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits == 1, "1 030 active, band to 1 040: %llu credits",
+	      (unsigned long long)s.credits);
+	sz = sizes(1041, 959);
+	cp_policy_hot_scanned(&p, &s, &sz, false);
+	CHECK(s.credits == 1, "1 041 active, band to 1 040: %llu credits",
+	      (unsigned long long)s.credits);
+
 	random_events(&st, tap.seed ^ 1, tap_scaled(1000, 300));
-	tap_info("random events: %llu credits granted above the target",
-		 (unsigned long long)st.credits_above);
-	CHECK(st.credits_above == 0, "%llu credits above the target",
+	tap_info("random events: %llu credits granted above the band, %llu inside it",
+		 (unsigned long long)st.credits_above,
+		 (unsigned long long)st.credits_band);
+	CHECK(st.credits_band > 0, "the band's credits never exercised");
+	CHECK(st.credits_above == 0, "%llu credits above the band",
 	      (unsigned long long)st.credits_above);
 	CHECK(st.trim_credits == 0, "trim_credited wrong %llu times",
 	      (unsigned long long)st.trim_credits);
