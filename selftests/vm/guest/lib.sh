@@ -36,7 +36,8 @@
 #   cp_module_load [PARAM=V...] insmod /clockpro.ko
 #   cp_module_unload            rmmod clockpro
 #   cp_config_begin CFG [ARG..] stock | mglru (switched on) | clockpro
-#                               (insmod mode=enforce ARG...)
+#                               (insmod mode=enforce ARG...) | observe
+#                               (insmod mode=observe)
 #   CP_DFS                      its debugfs directory, /sys/kernel/debug/clockpro
 #   cp_dfs FILE                 cat $CP_DFS/FILE
 #   cp_stat NAME                value of the "NAME VALUE" line in $CP_DFS/stats
@@ -246,6 +247,7 @@ cp_config_begin() {
 	case $1 in
 	mglru) echo y >/sys/kernel/mm/lru_gen/enabled ;;
 	clockpro) shift; cp_module_load mode=enforce "$@" ;;
+	observe) cp_module_load mode=observe ;;
 	esac
 }
 
