@@ -448,11 +448,11 @@ static const struct kernel_param_ops cp_knob_param_ops = {
 };
 
 module_param_cb(target_min_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_MIN], 0644);
-MODULE_PARM_DESC(target_min_pct, "Lower bound of the active target, % of file LRU [DEFAULT: 10]");
+MODULE_PARM_DESC(target_min_pct, "Lower bound of the active target, % of file LRU [DEFAULT: 40]");
 module_param_cb(target_max_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_MAX], 0644);
 MODULE_PARM_DESC(target_max_pct, "Upper bound of the active target, % of file LRU [DEFAULT: 95]");
 module_param_cb(target_init_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_TARGET_INIT], 0644);
-MODULE_PARM_DESC(target_init_pct, "Initial adaptive active target, % of file LRU [DEFAULT: 67]");
+MODULE_PARM_DESC(target_init_pct, "Initial adaptive active target, % of file LRU [DEFAULT: 50]");
 module_param_cb(fixed_pct, &cp_knob_param_ops, &cp_knobs[CP_KNOB_FIXED], 0644);
 MODULE_PARM_DESC(fixed_pct, "Fixed active target in %, 0 for adaptive [DEFAULT: 0]");
 module_param_cb(step, &cp_knob_param_ops, &cp_knobs[CP_KNOB_STEP], 0644);

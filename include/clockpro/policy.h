@@ -25,9 +25,9 @@ struct cp_policy_params {
 };
 
 #define CP_POLICY_DEFAULTS {					\
-	.target_min_pct = 10,						\
+	.target_min_pct = 40,						\
 	.target_max_pct = 95,						\
-	.target_init_pct = 67,						\
+	.target_init_pct = 50,						\
 	.fixed_pct = 0,							\
 	.step = 1,							\
 	.hyst_pct = 2,							\

@@ -35,7 +35,8 @@ static u64 floor_of(const struct cp_policy_params *p,
 /*
  * The bounds a target must respect, from the spec: at most max_pct of the
  * LRU and never so much that the inactive list drops below its floor; at
- * least min_pct unless the floor forbids it; always at least one page.
+ * least min_pct unless the floor forbids it (a fixed target: no minimum);
+ * always at least one page.
  */
 static void bounds(const struct cp_policy_params *p,
 		   const struct cp_lru_sizes *sz, s64 *lo, s64 *hi)
@@ -47,7 +48,7 @@ static void bounds(const struct cp_policy_params *p,
 		h = (s64)(lru - (lru < fl ? lru : fl));
 	if (h < 1)
 		h = 1;
-	l = (s64)pct(lru, p->target_min_pct);
+	l = p->fixed_pct ? 1 : (s64)pct(lru, p->target_min_pct);
 	if (l > h)
 		l = h;
 	if (l < 1)
@@ -483,6 +484,7 @@ static void fresh(struct cp_policy_params *p, struct cp_lru_state *s,
 {
 	cp_policy_defaults(p);
 	p->target_init_pct = 50;	/* round numbers below */
+	p->target_min_pct = 10;
 	*sz = sizes(a, i);
 	memset(s, 0, sizeof(*s));
 	cp_policy_state_init(p, s, sz);
@@ -710,6 +712,19 @@ static void test_rules(void)
 		cp_policy_cold_hit(&p, &s, &sz, 0);
 	CHECK(cp_policy_target(&p, &s, &sz) == lo && s.target == 200,
 	      "min %lld", (long long)cp_policy_target(&p, &s, &sz));
+	/* At the defaults, cold hits stop at 40 % (a moving set's trims). */
+	cp_policy_defaults(&p);
+	sz = sizes(1000, 1000);
+	memset(&s, 0, sizeof(s));
+	cp_policy_state_init(&p, &s, &sz);
+	CHECK(s.target == 1000, "default start %lld, want 50%% of 2000",
+	      (long long)s.target);
+	sz = sizes(1900, 100);
+	sz.clock = 1000;
+	for (k = 0; k < 3000; k++)
+		cp_policy_cold_hit(&p, &s, &sz, 0);
+	CHECK(s.target == 800, "default minimum %lld, want 40%% of 2000",
+	      (long long)s.target);
 	/* The inactive floor caps the target: 256 pages of a large LRU. */
 	fresh(&p, &s, &sz, 100000, 100000);
 	cp_policy_expired(&p, &s, &sz, 1000000);
