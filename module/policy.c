@@ -270,7 +270,7 @@ static s64 cp_clamp_target(const struct cp_policy_params *p,
 			   const struct cp_lru_sizes *sz, s64 target)
 {
 	u64 lru = cp_lru(sz);
-	/* a fixed target is the experimenter's: the adaptive minimum not */
+	/* a fixed target is the experimenter's: no adaptive minimum */
 	s64 lo = p->fixed_pct ? 1 : (s64)CP_PCT(lru, p->target_min_pct);
 	s64 hi = (s64)CP_PCT(lru, p->target_max_pct);
 	s64 room = (s64)lru - (s64)cp_policy_floor(p, sz);
