@@ -57,17 +57,17 @@
  *						page (no test period)
  *	table entry expired unused:		m_c - 1 per page
  *
- * Victims are credited only while the active list is within its target
- * or, once it has been within it, inside the dead band above it, where no
- * trim runs; above that, demotions merely shrink the list.  The kernel's hot hand
- * judges a batch it has taken off the list, so during a trim (a scan of
- * the excess over the target) the list reads as within its target and the
- * trim's demotions are credited too.  That is what lets a moving working
- * set in: its cold hits take the target down, the trims demote the old
- * hot pages, and their credits promote the new set's refaults.  Crediting
- * a trim only for refaults kept cold and waiting collapsed the moving
- * set (0.33 against 0.91, 6.1); the same credits are suspected of a
- * loop's rare churn on two NUMA nodes (docs/results.md).
+ * Victims are credited only while the active list is within its target or,
+ * once it has been within it, inside the dead band above it, where no trim
+ * runs; above that, demotions merely shrink the list.  The kernel's hot
+ * hand judges a batch it has taken off the list, so during a trim (a scan
+ * of the excess over the target) the list reads as within its target and
+ * the trim's demotions are credited too.  That is what lets a moving
+ * working set in: its cold hits take the target down, the trims demote the
+ * old hot pages, and their credits promote the new set's
+ * refaults.  Crediting a trim only for refaults kept cold and waiting
+ * collapsed the moving set (0.33 against 0.91, 6.1); the same credits are
+ * suspected of a loop's rare churn on two NUMA nodes (docs/results.md).
  * trim_credited counts them.
  *
  * The hand also ages: it passes every hot page at least once per window
