@@ -948,7 +948,6 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 			 struct cp_lru_state *s, const struct cp_lru_sizes *sz,
 			 u64 nr_to_scan, bool escalated)
 {
-	u64 hyst = cp_hyst(p, sz);
 	s64 target;
 	u64 n;
 
@@ -974,9 +973,8 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	/* no band before the list was first within its target (above) */
 	if ((s64)sz->active <= target)
 		s->settled = true;
-	else if (!s->settled)
-		hyst = 0;
-	if ((s64)sz->active > target + (s64)hyst) {
+	/* the trim's rule is the credit's: over the band, trim; inside, credit */
+	if (!cp_within_band(p, s, sz)) {
 		n = min_t(u64, sz->active - (u64)target,
 			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
