@@ -9,7 +9,9 @@
 # loop is repeated with readahead on.
 #
 # Asserted (defaults, no tuning):
-#   loop (1.25 C, 8 passes): passes 3-8 >= 0.72
+#   loop (1.25 C, 8 passes): passes 3-8 >= 0.70 (0.75-0.78 as a rule;
+#     0.722 in a boot where kswapd balanced a boosted ZONE_DMA alone,
+#     0.720 in one whose page cache ended 4 000 pages smaller)
 #   two pools (50% of reads over 0.5 C, 50% over 5 C): >= 0.47
 #   hot set (0.5 C, random) during a one-time stream of 4 C: >= 0.96
 #   Zipf 0.9 over 3 C: >= 0.74
@@ -362,8 +364,8 @@ for w in loop loop_ra hotstream hotprimed twopools zipf phase moving zipfmove zi
 	tap_diag "$(printf '%-10s %8s %8s %8s %8s' "$w" "$(res "$w" stock)" "$(res "$w" mglru)" "$(res "$w" clockpro)" "$(res "$w" observe)")"
 done
 
-in_works loop && tap_cmp "loop: passes 3-8 hit ratio $(res loop clockpro) >= 0.72 ($REF $(res loop $REF))" \
-	"$(res loop clockpro)" ">=" 0.72
+in_works loop && tap_cmp "loop: passes 3-8 hit ratio $(res loop clockpro) >= 0.70 ($REF $(res loop $REF))" \
+	"$(res loop clockpro)" ">=" 0.70
 in_works twopools && tap_cmp "two pools: $(res twopools clockpro) >= 0.47 ($REF $(res twopools $REF))" \
 	"$(res twopools clockpro)" ">=" 0.47
 in_works hotstream && tap_cmp "hot set during the stream: $(res hotstream clockpro) >= 0.96" \
