@@ -447,11 +447,11 @@ static u64 cp_hyst(const struct cp_policy_params *p,
 }
 
 /*
- * Is the hot set within its target, or (once it has been within it) within
- * the dead band above it?  A demotion by the hot hand lets one refault be
- * promoted in the demoted page's place (a credit) only then: above the
- * band the list is being trimmed and a credit would refill what the trim
- * takes away.  Inside the band no trim runs (cp_policy_deactivate()), so
+ * Is the hot set within its @target, or (once it has been within it)
+ * within the dead band above it?  A demotion by the hot hand lets one
+ * refault be promoted in the demoted page's place (a credit) only then:
+ * above the band the list is being trimmed and a credit would refill what
+ * the trim takes away.  Inside the band no trim runs (cp_policy_deactivate()), so
  * with credits granted only below the target, a list that hovers just
  * above it (the kernel activates pages the table does not see) kept
  * refaults cold while its demotions went uncredited: at an LRU of 100 000
@@ -459,13 +459,11 @@ static u64 cp_hyst(const struct cp_policy_params *p,
  */
 static bool cp_within_band(const struct cp_policy_params *p,
 			   const struct cp_lru_state *s,
-			   const struct cp_lru_sizes *sz)
+			   const struct cp_lru_sizes *sz, s64 target)
 {
-	s64 limit = cp_policy_target(p, s, sz);
-
 	if (s->settled)
-		limit += (s64)cp_hyst(p, sz);
-	return (s64)sz->active <= limit;
+		target += (s64)cp_hyst(p, sz);
+	return (s64)sz->active <= target;
 }
 
 /*
@@ -817,7 +815,8 @@ bool cp_policy_hot_scanned(const struct cp_policy_params *p,
 	if (s->wanted)
 		s->wanted--;
 	s->demoted++;
-	if (s->target && cp_within_band(p, s, sz) &&
+	if (s->target &&
+	    cp_within_band(p, s, sz, cp_policy_target(p, s, sz)) &&
 	    s->credits < sz->active) {
 		s->credits++;
 		if (seen & CP_SCAN_TRIM)
@@ -974,7 +973,7 @@ u64 cp_policy_deactivate(const struct cp_policy_params *p,
 	if ((s64)sz->active <= target)
 		s->settled = true;
 	/* the trim's rule is the credit's: over the band, trim; inside, credit */
-	if (!cp_within_band(p, s, sz)) {
+	if (!cp_within_band(p, s, sz, target)) {
 		n = min_t(u64, sz->active - (u64)target,
 			  max_t(u64, nr_to_scan, 1024));
 		s->trims++;
