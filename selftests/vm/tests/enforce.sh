@@ -89,18 +89,28 @@ work() {
 	cpwork "$@" >"$out" 2>&1
 }
 
-# cp_enforce_sample=SECS: the module's counters every SECS seconds of a
-# clockpro run, printed after it (one line per sample: the target's way
-# through a run, which the counters at its end do not show).
+# cp_enforce_sample=SECS: every SECS seconds of each run, the module's
+# counters (when it is loaded), kswapd's scan and the DMA zone's state,
+# printed after the run (one line per sample: the target's way through a
+# run, which the counters at its end do not show).
 SAMPLE=$(cp_param cp_enforce_sample 0)
 SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_cold|kept_cold_far|cold_hits|hand_rotated|hand_demoted|hand_credits|hand_pending|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_trim_credited|hand_call_lost|deactivate_escalated|state_restarts|new|kernel_shadow_refaults|kernel_activations_undone|deactivate_held|demoted_hits|table_expired|table_displaced|idle_inserted_hot|hand_aged|hand_age_kept) '
+# the DMA zone's free pages, watermark boost and file LRU (a boosted DMA
+# zone's reclaim walks the node's lists for its pages)
+dma_sample() {
+	awk '$1 == "Node" { z = $4 } z != "DMA" { next }
+		$1 == "pages" && $2 == "free" { printf "dma_free=%s ", $3 }
+		$1 == "boost" { printf "dma_boost=%s ", $2 }
+		$1 == "nr_zone_inactive_file" { printf "dma_inactive=%s ", $2 }
+		$1 == "nr_zone_active_file" { printf "dma_active=%s ", $2 }' /proc/zoneinfo
+}
 sample_pid=
 sample_begin() {
 	[ "$SAMPLE" != 0 ] || return 0
 	(
 		t=0
 		while :; do
-			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" | awk '{ printf "%s=%s ", $1, $2 }')$(grep -E '^workingset_(activate|restore)_file ' /proc/vmstat | awk '{ printf "%s=%s ", $1, $2 }')"
+			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" 2>/dev/null | awk '{ printf "%s=%s ", $1, $2 }')$(grep -E '^(workingset_(activate|restore)_file|pgscan_kswapd|pgsteal_kswapd|pgskip_dma32|pgrefill) ' /proc/vmstat | awk '{ printf "%s=%s ", $1, $2 }')$(dma_sample)"
 			sleep "$SAMPLE"
 			t=$((t + SAMPLE))
 		done
@@ -117,29 +127,33 @@ sample_end() {
 	done </tmp/enf.sample
 }
 
-# cp_enforce_trace=1: who woke kswapd, for which zone and order, during
-# each run (the vmscan wakeup tracepoints; a run's zone-restricted
-# reclaim shows as wakeups with zid=0, ZONE_DMA), printed after it.
+# cp_enforce_trace=1: who woke kswapd, for which zone and order, how far
+# each isolation walked for the pages it took, by reclaim's highest zone
+# and list, and the fallback steals in the DMA zone (pfn < 4096; a steal
+# boosts its zone's watermark), during each run, printed after it: a
+# run's zone-restricted reclaim shows as wakeups with zid=0 and
+# isolations with highest_zoneidx=0.
 TRACE_KSWAPD=$(cp_param cp_enforce_trace 0)
 TR=/sys/kernel/tracing
+TRACE_HISTS='vmscan/mm_vmscan_kswapd_wake hist:keys=zid,order
+vmscan/mm_vmscan_wakeup_kswapd hist:keys=zid,order,gfp_flags.hex
+vmscan/mm_vmscan_lru_isolate hist:keys=highest_zoneidx,lru:vals=nr_skipped,nr_taken
+kmem/mm_page_alloc_extfrag hist:keys=alloc_migratetype,fallback_migratetype,change_ownership if pfn < 4096'
 kswapd_trace_begin() {
 	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
-	# zid is recorded, not printed: count by it with hist triggers
+	# the fields are recorded, not all printed: count by them with hist
+	# triggers, at most three keys and three values with the hit count
 	# (a diagnostic: a kernel without hist triggers only loses the lines)
-	echo 'hist:keys=zid,order' 2>/dev/null \
-		>"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" || :
-	echo 'hist:keys=zid,order,gfp_flags.hex' 2>/dev/null \
-		>"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger" || :
+	echo "$TRACE_HISTS" | while read -r e spec; do
+		echo "$spec" 2>/dev/null >"$TR/events/$e/trigger" || :
+	done
 }
 kswapd_trace_end() {
 	[ "$TRACE_KSWAPD" = 1 ] && [ -w "$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" ] || return 0
-	for e in mm_vmscan_kswapd_wake mm_vmscan_wakeup_kswapd; do
-		tap_diag "$1 $e: $(awk '/^\{/ { gsub(/[{}]/, ""); gsub(/ +/, " "); printf "[%s]", $0 }' "$TR/events/vmscan/$e/hist" 2>/dev/null)"
+	echo "$TRACE_HISTS" | while read -r e spec; do
+		tap_diag "$1 ${e#*/}: $(awk '/^\{/ { gsub(/[{}]/, ""); gsub(/ +/, " "); printf "[%s]", $0 }' "$TR/events/$e/hist" 2>/dev/null)"
+		echo "!$spec" 2>/dev/null >"$TR/events/$e/trigger" || :
 	done
-	echo '!hist:keys=zid,order' 2>/dev/null \
-		>"$TR/events/vmscan/mm_vmscan_kswapd_wake/trigger" || :
-	echo '!hist:keys=zid,order,gfp_flags.hex' 2>/dev/null \
-		>"$TR/events/vmscan/mm_vmscan_wakeup_kswapd/trigger" || :
 }
 
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
@@ -153,7 +167,7 @@ run() {
 	out=/tmp/enf.$name.$cfg
 	h=
 	cp /proc/vmstat /tmp/enf.vmstat0
-	[ "$cfg" = clockpro ] && sample_begin
+	sample_begin
 	kswapd_trace_begin
 	case $name in
 	loop)
@@ -243,8 +257,8 @@ run() {
 		tap_fail "$name under $cfg produced a hit ratio" "$(tail -n 5 "$out")"
 		h=0
 	fi
+	sample_end "$name $cfg"
 	if [ "$cfg" = clockpro ]; then
-		sample_end "$name"
 		tap_diag "$name clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|kept_cold_far|kernel_activations_undone|cold_hits|demoted_hits|hand_rotated|hand_demoted|hand_credits|hand_trim_credited|hand_pending|deactivate_held|deactivate_sized|deactivate_pages|deactivate_escalated|adapt_grow|adapt_shrink|adapt_grow_kept_cold|adapt_grow_hot_refault|adapt_grow_expired|promoted_on_credit|hand_demoted_uncredited|hand_call_lost|idle_inserted_hot|hand_idle_demoted|idle_episodes|idle_demoted_past_old|idle_window_doublings|idle_reinstated|state_restarts|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
 		unloads=$((unloads + 1))
