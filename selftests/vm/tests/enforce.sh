@@ -103,6 +103,12 @@ dma_sample() {
 		$1 == "boost" { printf "dma_boost=%s ", $2 }
 		$1 == "nr_zone_inactive_file" { printf "dma_inactive=%s ", $2 }
 		$1 == "nr_zone_active_file" { printf "dma_active=%s ", $2 }' /proc/zoneinfo
+	awk '$1 == "Node" { z = $4 } z == "DMA32" && $1 == "pages" && $2 == "free" { printf "dma32_free=%s ", $3 }' /proc/zoneinfo
+}
+# the DMA zone's pageblocks by migrate type (/proc/pagetypeinfo)
+dma_blocks() {
+	awk '/^Number of blocks type/ { on = 1; next }
+		on && $4 == "DMA" { printf "dma_blocks=%s/%s/%s ", $5, $6, $7 }' /proc/pagetypeinfo 2>/dev/null
 }
 sample_pid=
 sample_begin() {
@@ -110,7 +116,7 @@ sample_begin() {
 	(
 		t=0
 		while :; do
-			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" 2>/dev/null | awk '{ printf "%s=%s ", $1, $2 }')$(grep -E '^(workingset_(activate|restore)_file|pgscan_kswapd|pgsteal_kswapd|pgskip_dma32|pgrefill) ' /proc/vmstat | awk '{ printf "%s=%s ", $1, $2 }')$(dma_sample)"
+			echo "t=$t $(grep -E "$SAMPLE_KEYS" "$CP_DFS/stats" 2>/dev/null | awk '{ printf "%s=%s ", $1, $2 }')$(grep -E '^(workingset_(activate|restore)_file|pgscan_kswapd|pgsteal_kswapd|pgskip_dma32|pgrefill|pageoutrun|pgalloc_dma|pgalloc_dma32) ' /proc/vmstat | awk '{ printf "%s=%s ", $1, $2 }')$(dma_sample)"
 			sleep "$SAMPLE"
 			t=$((t + SAMPLE))
 		done
@@ -161,9 +167,19 @@ kswapd_trace_end() {
 run() {
 	cfg=$1
 	name=$2
+	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg before: $(dma_sample)$(dma_blocks)"
+	# cp_enforce_drop_first=1: drop caches before the configuration
+	# begins too (an experiment: the module loaded into free memory, its
+	# tables out of a DMA zone that reclaim would hand it)
+	[ "$(cp_param cp_enforce_drop_first 0)" = 1 ] && cp_drop_caches
 	# shellcheck disable=SC2086 # ENFORCE_ARGS, EXTRA_ARGS: words
 	cp_config_begin "$cfg" $ENFORCE_ARGS $EXTRA_ARGS
+	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg begun: $(dma_sample)$(dma_blocks)"
 	cp_drop_caches
+	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg dropped: $(dma_sample)$(dma_blocks)"
+	# cp_enforce_compact=1: compact memory before each run (an experiment:
+	# does the page allocator's state left by the run before matter?)
+	[ "$(cp_param cp_enforce_compact 0)" = 1 ] && echo 1 >/proc/sys/vm/compact_memory
 	out=/tmp/enf.$name.$cfg
 	h=
 	cp /proc/vmstat /tmp/enf.vmstat0
