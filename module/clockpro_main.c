@@ -1151,6 +1151,115 @@ static int cp_go_live(void)
 	return 0;
 }
 
+/*
+ * The tables: pages from above ZONE_DMA.
+ *
+ * The module is loaded when memory is full, as it usually is.  Reclaim
+ * may then hand its tables pages of ZONE_DMA, and on a machine whose DMA
+ * zone serves ordinary allocations (below about 4 GiB, where the zone's
+ * lowmem reserve, a 256th of the pages above it, is smaller than the
+ * zone) a few hundred unmovable pages there pin one of its eight
+ * pageblocks unmovable for as long as the module stays (seen after an
+ * MGLRU run, whose lists hand reclaim the DMA zone's pages first): the
+ * page cache that later falls back into the zone
+ * steals from that block a page at a time, every steal boosts the zone's
+ * watermark, and kswapd reclaims the DMA zone alone, walking the node's
+ * lists for its few pages (docs/results.md, seventeenth session).  So the
+ * tables are built page by page; a DMA page, on a node with zones above
+ * DMA, is set aside while the allocation goes on (once the DMA zone is
+ * down to its reserve the allocator stops handing them out) and freed at
+ * the end.  At most as many as the zone manages are set aside: 16 MiB
+ * for a moment, taken only above the reserve that GFP_DMA users keep.
+ * The blocks those pages were taken from stay typed unmovable, but free:
+ * the first page cache fallback into one takes the whole block back, one
+ * boost instead of one per page.  The module's text and per-CPU data
+ * (40-90 pages) are not the module's to place.
+ */
+struct cp_area {
+	void *addr;
+	struct page **pages;
+	unsigned int nr;
+};
+
+static struct cp_area cp_table_area, cp_lruvec_area;
+
+static bool cp_page_low_zone(struct page *page)
+{
+#ifdef CONFIG_ZONE_DMA
+	struct pglist_data *pgdat = page_pgdat(page);
+	int z;
+
+	if (page_zonenum(page) != ZONE_DMA)
+		return false;
+	for (z = ZONE_DMA + 1; z < MAX_NR_ZONES; z++)
+		if (managed_zone(&pgdat->node_zones[z]))
+			return true;
+#endif
+	return false;
+}
+
+static void cp_area_free(struct cp_area *a)
+{
+	unsigned int i;
+
+	if (a->addr)
+		vunmap(a->addr);
+	for (i = 0; i < a->nr; i++)
+		__free_page(a->pages[i]);
+	kvfree(a->pages);
+	*a = (struct cp_area){ 0 };
+}
+
+/* zeroed, page-aligned, virtually contiguous: @size bytes at a->addr */
+static int cp_area_alloc(struct cp_area *a, size_t size)
+{
+	unsigned int nr = DIV_ROUND_UP(size, PAGE_SIZE), declined = 0;
+	unsigned long cap = 0;
+	struct page *page, *tmp;
+	LIST_HEAD(aside);
+	int ret = -ENOMEM;
+
+#ifdef CONFIG_ZONE_DMA
+	{
+		int nid;
+
+		for_each_online_node(nid)
+			cap += zone_managed_pages(&NODE_DATA(nid)->node_zones[ZONE_DMA]);
+	}
+#endif
+	*a = (struct cp_area){ 0 };
+	a->pages = kvcalloc(nr, sizeof(*a->pages), GFP_KERNEL);
+	if (!a->pages)
+		return -ENOMEM;
+	while (a->nr < nr) {
+		cond_resched();
+		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!page)
+			goto err;
+		if (declined < cap && cp_page_low_zone(page)) {
+			list_add(&page->lru, &aside);
+			declined++;
+			continue;
+		}
+		a->pages[a->nr++] = page;
+	}
+	a->addr = vmap(a->pages, nr, VM_MAP, PAGE_KERNEL);
+	if (!a->addr)
+		goto err;
+	ret = 0;
+	if (declined)
+		pr_info("%u pages for the tables came from ZONE_DMA: set aside, taken from above it\n",
+			declined);
+err:
+	list_for_each_entry_safe(page, tmp, &aside, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	if (ret)
+		cp_area_free(a);
+	return ret;
+}
+
 static int __init clockpro_init(void)
 {
 	u64 entries = table_pages;
@@ -1170,12 +1279,12 @@ static int __init clockpro_init(void)
 	}
 
 	nbuckets = cp_table_buckets(entries);
-	cp.slots = vzalloc(cp_table_bytes(nbuckets));
-	if (!cp.slots) {
+	if (cp_area_alloc(&cp_table_area, cp_table_bytes(nbuckets))) {
 		pr_err("cannot allocate %zu bytes for the table\n",
 		       cp_table_bytes(nbuckets));
 		return -ENOMEM;
 	}
+	cp.slots = cp_table_area.addr;
 	cp_table_init(&cp.table, cp.slots, nbuckets);
 
 	ret = -ENOMEM;
@@ -1185,9 +1294,10 @@ static int __init clockpro_init(void)
 	cp.hist = alloc_percpu(struct cp_hist);
 	if (!cp.hist)
 		goto err_free_stats;
-	cp.lruvecs = vzalloc(array_size(CP_LRUVEC_SLOTS, sizeof(*cp.lruvecs)));
-	if (!cp.lruvecs)
+	if (cp_area_alloc(&cp_lruvec_area,
+			  array_size(CP_LRUVEC_SLOTS, sizeof(*cp.lruvecs))))
 		goto err_free_hist;
+	cp.lruvecs = cp_lruvec_area.addr;
 	for (i = 0; i < CP_LRUVEC_SLOTS; i++)
 		raw_spin_lock_init(&cp.lruvecs[i].lock);
 	cp.root_memcg = cp_find_root_memcg();
@@ -1224,13 +1334,13 @@ static int __init clockpro_init(void)
 	return 0;
 
 err_free_lruvecs:
-	vfree(cp.lruvecs);
+	cp_area_free(&cp_lruvec_area);
 err_free_hist:
 	free_percpu(cp.hist);
 err_free_stats:
 	free_percpu(cp.stats);
 err_free_table:
-	vfree(cp.slots);
+	cp_area_free(&cp_table_area);
 	return ret;
 }
 
@@ -1249,10 +1359,10 @@ static void __exit clockpro_exit(void)
 	cp_lru_gen_restore("module unloaded");
 	mutex_unlock(&cp.knob_lock);
 	vfree(rcu_dereference_protected(cp.verify, true));
-	vfree(cp.lruvecs);
+	cp_area_free(&cp_lruvec_area);
 	free_percpu(cp.hist);
 	free_percpu(cp.stats);
-	vfree(cp.slots);
+	cp_area_free(&cp_table_area);
 	pr_info("unloaded\n");
 }
 
