@@ -1155,25 +1155,25 @@ static int cp_go_live(void)
  * The tables: pages from above ZONE_DMA.
  *
  * The module is loaded when memory is full, as it usually is.  Reclaim
- * may then hand its tables pages of ZONE_DMA, and on a machine whose DMA
- * zone serves ordinary allocations (below about 4 GiB, where the zone's
- * lowmem reserve, a 256th of the pages above it, is smaller than the
- * zone) a few hundred unmovable pages there pin one of its eight
- * pageblocks unmovable for as long as the module stays (seen after an
- * MGLRU run, whose lists hand reclaim the DMA zone's pages first): the
- * page cache that later falls back into the zone
- * steals from that block a page at a time, every steal boosts the zone's
- * watermark, and kswapd reclaims the DMA zone alone, walking the node's
- * lists for its few pages (docs/results.md, seventeenth session).  So the
- * tables are built page by page; a DMA page, on a node with zones above
- * DMA, is set aside while the allocation goes on (once the DMA zone is
- * down to its reserve the allocator stops handing them out) and freed at
- * the end.  At most as many as the zone manages are set aside: 16 MiB
- * for a moment, taken only above the reserve that GFP_DMA users keep.
- * The blocks those pages were taken from stay typed unmovable, but free:
- * the first page cache fallback into one takes the whole block back, one
- * boost instead of one per page.  The module's text and per-CPU data
- * (40-90 pages) are not the module's to place.
+ * may then hand its tables pages of ZONE_DMA (seen after an MGLRU run,
+ * whose lists give reclaim the zone's pages first).  On a machine whose
+ * DMA zone serves ordinary allocations (below about 4 GiB, where the
+ * zone's lowmem reserve, a 256th of the pages above it, is smaller than
+ * the zone), a few hundred unmovable pages there pin one of its eight
+ * pageblocks unmovable for as long as the module stays: the page cache
+ * that later falls back into the zone steals from that block a page at a
+ * time, every steal boosts the zone's watermark, and kswapd reclaims the
+ * DMA zone alone, walking the node's lists for its few pages
+ * (docs/results.md, seventeenth session).
+ *
+ * So the tables are built page by page.  A DMA page, on a node with
+ * zones above DMA, is set aside while the allocation goes on (once the
+ * zone is down to its reserve the allocator hands out no more) and freed
+ * at the end; at most as many as the zone manages, and only pages above
+ * the reserve that GFP_DMA users keep.  The blocks they came from stay
+ * typed unmovable, but free: by the allocator's rules a page cache
+ * fallback into a free block takes the whole block back.  The module's
+ * text and per-CPU data (40-90 pages) are not the module's to place.
  */
 struct cp_area {
 	void *addr;

@@ -98,12 +98,14 @@ SAMPLE_KEYS='^(active_target|active_pages|inactive_pages|refaults|promoted|kept_
 # the DMA zone's free pages, watermark boost and file LRU (a boosted DMA
 # zone's reclaim walks the node's lists for its pages)
 dma_sample() {
-	awk '$1 == "Node" { z = $4 } z != "DMA" { next }
+	awk '$1 == "Node" { z = $4 }
+		z == "DMA32" && $1 == "pages" && $2 == "free" { d32 = $3 }
+		z != "DMA" { next }
 		$1 == "pages" && $2 == "free" { printf "dma_free=%s ", $3 }
 		$1 == "boost" { printf "dma_boost=%s ", $2 }
 		$1 == "nr_zone_inactive_file" { printf "dma_inactive=%s ", $2 }
-		$1 == "nr_zone_active_file" { printf "dma_active=%s ", $2 }' /proc/zoneinfo
-	awk '$1 == "Node" { z = $4 } z == "DMA32" && $1 == "pages" && $2 == "free" { printf "dma32_free=%s ", $3 }' /proc/zoneinfo
+		$1 == "nr_zone_active_file" { printf "dma_active=%s ", $2 }
+		END { if (d32 != "") printf "dma32_free=%s ", d32 }' /proc/zoneinfo
 }
 # the DMA zone's pageblocks by migrate type (/proc/pagetypeinfo)
 dma_blocks() {
@@ -162,24 +164,27 @@ kswapd_trace_end() {
 	done
 }
 
+# Experiments: cp_enforce_drop_first=1 drops the caches before each
+# configuration begins too (the module loaded into free memory, its
+# tables out of a DMA zone that reclaim would hand it);
+# cp_enforce_compact=1 compacts memory before each run (does the page
+# allocator's state left by the run before matter?).
+DROP_FIRST=$(cp_param cp_enforce_drop_first 0)
+COMPACT=$(cp_param cp_enforce_compact 0)
+
 # run CONFIG NAME: run workload NAME under CONFIG (stock|mglru|clockpro),
 # print "NAME CONFIG hit_ratio" to /tmp/enf.res
 run() {
 	cfg=$1
 	name=$2
 	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg before: $(dma_sample)$(dma_blocks)"
-	# cp_enforce_drop_first=1: drop caches before the configuration
-	# begins too (an experiment: the module loaded into free memory, its
-	# tables out of a DMA zone that reclaim would hand it)
-	[ "$(cp_param cp_enforce_drop_first 0)" = 1 ] && cp_drop_caches
+	[ "$DROP_FIRST" = 1 ] && cp_drop_caches
 	# shellcheck disable=SC2086 # ENFORCE_ARGS, EXTRA_ARGS: words
 	cp_config_begin "$cfg" $ENFORCE_ARGS $EXTRA_ARGS
 	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg begun: $(dma_sample)$(dma_blocks)"
 	cp_drop_caches
 	[ "$SAMPLE" = 0 ] || tap_diag "$name $cfg dropped: $(dma_sample)$(dma_blocks)"
-	# cp_enforce_compact=1: compact memory before each run (an experiment:
-	# does the page allocator's state left by the run before matter?)
-	[ "$(cp_param cp_enforce_compact 0)" = 1 ] && echo 1 >/proc/sys/vm/compact_memory
+	[ "$COMPACT" = 1 ] && echo 1 >/proc/sys/vm/compact_memory
 	out=/tmp/enf.$name.$cfg
 	h=
 	cp /proc/vmstat /tmp/enf.vmstat0
