@@ -60,7 +60,8 @@ programs_table() {
 	[ -s "$f" ] || return 1
 	echo "| kernel, boot LRU | grep -r, passes 3-5 | sqlite3 | sqlite3 beside md5sum |"
 	echo "|---|--:|--:|--:|"
-	awk -F, 'NR > 1 { row = $1 "|" $2; rows[row] = 1; c = row "|" $4 "|" ($5 == "clockpro" ? "c" : "s" $5)
+	awk -F, 'NR > 1 { row = $1 "|" $2; rows[row] = 1
+		c = row "|" $4 "|" ($5 == "clockpro" ? "c" : $5 == "floor" ? "f" : "s" $5)
 		s[c] += $6; n[c]++ }
 	END {
 		split("search db db+copy", ws, " ")
@@ -72,14 +73,15 @@ programs_table() {
 				for (cfg in n) if (index(cfg, key "|s") == 1) { m = s[cfg] / n[cfg]; if (b == "" || m < b) b = m }
 				if (!((key "|c") in n) || b == "") { line = line " |"; continue }
 				cp = s[key "|c"] / n[key "|c"]
-				line = line sprintf(" %.0f -> **%.0f** (%+.0f %%) |", b, cp, (cp - b) * 100 / b)
+				fl = (key "|f") in n ? sprintf("; floor %.0f", s[key "|f"] / n[key "|f"]) : ""
+				line = line sprintf(" %.0f -> **%.0f** (%+.0f %%%s) |", b, cp, (cp - b) * 100 / b, fl)
 			}
 			print line
 		}
 	}' "$f" | sort
 	echo
 	boots=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m }' "$f")
-	echo "MiB read from disk, best stock -> clockpro; $boots boot(s) each; MGLRU boots: \`classic_lru=1\`."
+	echo "MiB read from disk, best stock -> clockpro, means over $boots boot(s) each; floor: what any policy reads (the pages of pass 1 less the file LRU's); MGLRU boots: \`classic_lru=1\`."
 	stamp "$f"
 }
 

@@ -56,10 +56,14 @@ for s in "${specs[@]}"; do
 	rep[$k:$l]=$((${rep[$k:$l]:-0} + 1))
 	awk -v k="$k" -v l="$l" -v r="${rep[$k:$l]}" '
 		/# MiB read/ { n = split($0, h, " "); for (i = 4; i <= n; i++) cfg[i - 3] = h[i]; nc = n - 3; on = 1; next }
+		/# clockpro search passes 3-5: read .* MiB; floor / {
+			for (i = 1; i <= NF; i++) if ($i == "floor") f = $(i + 1)
+		}
 		on && /# (search|db|db\+copy) / {
 			for (i = 1; i <= NF; i++) if ($i == "#") break
 			w = $(i + 1)
 			for (c = 1; c <= nc; c++) printf "%s,%s,%s,%s,%s,%s\n", k, l, r, w, cfg[c], $(i + 1 + c)
+			if (w == "search" && f != "") printf "%s,%s,%s,search,floor,%s\n", k, l, r, f
 		}' "$BUILD/vm/suite-$n.log" >>"$CSV"
 done
 
