@@ -80,7 +80,7 @@ counters() {
 # and activated, page cache pages freed with their inodes (their shadows go
 # with them), reclaimable slab, the lists; with clockpro, what it saw.
 PASS_KEYS="workingset_refault_file workingset_activate_file pginodesteal kswapd_inodesteal slabs_scanned"
-CP_KEYS="refaults new beyond promoted kept_cold cold_hits demoted_hits hand_demoted hand_rotated kernel_activations_undone idle_inserted_hot deactivate_held deactivate_sized deactivate_escalated escalated_forced escalated_priority escalated_zones promoted_on_credit hand_demoted_uncredited hand_trim_credited hand_aged hand_age_kept kept_cold_far kept_cold_lap adapt_grow adapt_shrink"
+CP_KEYS="refaults new beyond promoted kept_cold cold_hits demoted_hits hand_demoted hand_rotated kernel_activations_undone idle_inserted_hot deactivate_held deactivate_sized deactivate_escalated escalated_forced escalated_priority escalated_zones promoted_on_credit hand_demoted_uncredited hand_trim_credited hand_aged hand_age_kept kept_cold_far adapt_grow adapt_shrink"
 pass_diag() {
 	awk -v a="$1" -v b="$2" -v k="$3" -v l="$4" 'BEGIN {
 		n = split(a, x, " "); split(b, y, " "); split(k, z, " "); o = ""
