@@ -81,7 +81,7 @@ programs_table() {
 	}' "$f" | sort
 	echo
 	boots=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m }' "$f")
-	echo "MiB read from disk, best stock -> clockpro, means over $boots boot(s) each; floor: what any policy reads (the pages of pass 1 less the file LRU's); MGLRU boots: \`classic_lru=1\`."
+	echo "MiB read from disk, best stock -> clockpro, means over $boots boot(s) each; floor: the least any policy could read (the pages pass 1 read, less the file LRU's at each pass's start); MGLRU boots: \`classic_lru=1\`."
 	stamp "$f"
 }
 
