@@ -1235,7 +1235,7 @@ static int cp_area_alloc(struct cp_area *a, size_t size)
 		cond_resched();
 		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!page)
-			goto err;
+			goto out;
 		if (declined < cap && cp_page_low_zone(page)) {
 			list_add(&page->lru, &aside);
 			declined++;
@@ -1245,12 +1245,12 @@ static int cp_area_alloc(struct cp_area *a, size_t size)
 	}
 	a->addr = vmap(a->pages, nr, VM_MAP, PAGE_KERNEL);
 	if (!a->addr)
-		goto err;
+		goto out;
 	ret = 0;
 	if (declined)
 		pr_info("%u pages for the tables came from ZONE_DMA: set aside, taken from above it\n",
 			declined);
-err:
+out:
 	list_for_each_entry_safe(page, tmp, &aside, lru) {
 		list_del(&page->lru);
 		__free_page(page);

@@ -65,16 +65,12 @@ tap_diag "kernel $(uname -r), page cache C = $((C / 1048576)) MiB; $(tr '\n' ';'
 res() { awk -v n="$1" -v c="$2" '$1 == n && $2 == c { print $3 }' /tmp/prog.res; }
 best() { awk -v n="$1" '$1 == n && $2 != "clockpro" && (b == "" || $3 < b) { b = $3 } END { print b }' /tmp/prog.res; }
 
-# counters NAME...: their values, from the module's stats when loaded, else
-# from /proc/vmstat, on one line
+# counters NAME...: their values on one line, from the module's stats when
+# loaded, else from /proc/vmstat (0 if in neither)
 counters() {
-	for _n; do
-		if [ -e "$CP_DFS/stats" ] && _v=$(awk -v k="$_n" '$1 == k { print $2; f = 1 } END { exit !f }' "$CP_DFS/stats"); then
-			printf '%s ' "$_v"
-		else
-			printf '%s ' "$(vmstat "$_n" || echo 0)"
-		fi
-	done
+	cat "$CP_DFS/stats" /proc/vmstat 2>/dev/null | awk -v keys="$*" '
+		!($1 in v) { v[$1] = $2 }
+		END { n = split(keys, k, " "); for (i = 1; i <= n; i++) printf "%s ", (k[i] in v) ? v[k[i]] : 0 }'
 }
 # What a pass of the search did, beside its reads: refaults the kernel saw
 # and activated, page cache pages freed with their inodes (their shadows go
@@ -136,18 +132,15 @@ for cfg in $cfgs; do
 	done
 	echo "search $cfg $steady" >>/tmp/prog.res
 	tap_diag "$cfg search passes 3-5: read $(MiB "$steady") MiB; floor $(MiB "$floor") MiB (pass 1's $n1 pages less the file LRU's at each pass's start)"
-	if ! has_work db; then
-		[ "$cfg" != clockpro ] || cp_module_unload
-		[ "$BOOT_LRU" = none ] || echo "$BOOT_LRU" >$LRU_GEN
-		continue
+	if has_work db; then
+		db fill
+		db db
+		$P/md5sum "$CP_DATA" >/dev/null 2>&1 &
+		copy=$!
+		db db+copy
+		kill $copy 2>/dev/null || true
+		wait $copy 2>/dev/null || true
 	fi
-	db fill
-	db db
-	$P/md5sum "$CP_DATA" >/dev/null 2>&1 &
-	copy=$!
-	db db+copy
-	kill $copy 2>/dev/null || true
-	wait $copy 2>/dev/null || true
 	if [ "$cfg" = clockpro ]; then
 		tap_diag "clockpro: $(awk '/^(active_target|active_pages|inactive_pages|promoted|kept_cold|cold_hits|hand_demoted|idle_inserted_hot|refaults|beyond) / { printf "%s %s ", $1, $2 }' "$CP_DFS/stats")"
 		cp_module_unload
